@@ -1,0 +1,39 @@
+"""The dice-roller driver's error taxonomy. Every message quotes the port, bytes or text it refuses.
+
+Device errors are `OSError`s (like pyserial's `SerialException`), so code that already handles I/O failures
+handles an unplugged roller too. A mistyped physical roll is not an I/O failure: it is a `ValueError`.
+"""
+
+from __future__ import annotations
+
+
+class HardwareError(OSError):
+    """Base of every error the dice-roller driver raises on purpose."""
+
+
+class ProtocolError(HardwareError):
+    """Bytes that are not a valid frame or message of docs/dice-protocol.md, or a reply that breaks it."""
+
+
+class DeviceRefusedError(ProtocolError):
+    """The device answered a request with an ERROR frame; `code` is its `ErrorCode` (or the raw int)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class DeviceTimeoutError(HardwareError, TimeoutError):
+    """The device did not answer within the overall timeout (after every retry)."""
+
+
+class DeviceNotFoundError(HardwareError):
+    """No port could be opened at the given URL, or no port answered the HELLO handshake."""
+
+
+class DeviceDisconnectedError(HardwareError, ConnectionError):
+    """The roller went away (unplugged, port closed) before a request completed, or is not connected."""
+
+
+class RollInputError(ValueError):
+    """A roll typed in by hand (physical dice) is not a valid roll; the message quotes the text."""

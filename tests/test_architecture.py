@@ -1,0 +1,72 @@
+"""docs/architecture.md: which package may import which. Parsed from the source, so a violation fails here."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OURS = {"engine", "vision", "hardware", "companion", "firmware"}
+MICROPYTHON_ONLY = {"machine", "micropython", "utime", "uos", "ustruct", "rp2", "network", "framebuf", "ujson",
+                    "uselect", "usys", "uasyncio"}
+
+# package -> (our packages it may import, third-party top-level modules it may import)
+ALLOWED: dict[str, tuple[set[str], set[str] | None]] = {
+    "engine": (set(), set()),
+    "hardware": (set(), {"serial"}),
+    "firmware": (set(), MICROPYTHON_ONLY),
+    "vision": ({"engine"}, {"cv2", "numpy", "zxingcpp", "pyzbar", "PIL"}),
+    "companion": ({"engine", "vision", "hardware"}, None),  # None: any third-party module
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _sources(package: str) -> list[Path]:
+    return sorted(p for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_import_boundaries(package: str) -> None:
+    ours_allowed, third_party_allowed = ALLOWED[package]
+    problems = []
+    for path in _sources(package):
+        for name in _imports(path):
+            if name in OURS - {package} and name not in ours_allowed:
+                problems.append(f"{path.relative_to(ROOT)} imports {name}")
+            elif name in OURS or name in sys.stdlib_module_names or name == "__future__":
+                continue
+            elif third_party_allowed is not None and name not in third_party_allowed:
+                problems.append(f"{path.relative_to(ROOT)} imports third-party {name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_only_companion_imports_kivy() -> None:
+    offenders = [str(p.relative_to(ROOT)) for pkg in OURS - {"companion"} for p in _sources(pkg)
+                 if "kivy" in _imports(p)]
+    assert not offenders
+
+
+def test_vision_uses_engine_for_types_only() -> None:
+    """vision may import engine's value types, never its rules (legal_actions/check/apply live in engine.rules)."""
+    banned = {"engine.rules", "engine.reconcile", "engine.history", "engine.playout", "engine.scenario"}
+    offenders = []
+    for path in _sources("vision"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in banned:
+                offenders.append(f"{path.relative_to(ROOT)}: from {node.module}")
+            elif isinstance(node, ast.Import):
+                offenders += [f"{path.relative_to(ROOT)}: import {a.name}" for a in node.names if a.name in banned]
+    assert not offenders
