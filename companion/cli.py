@@ -12,13 +12,29 @@ from collections.abc import Callable, Sequence
 # subcommand -> (module, function, one-line help). Each target takes argv (without the subcommand) and
 # returns a process exit code.
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
-    "demo": ("companion.demo", "main", "start the app with a synthetic camera, a scripted game and a simulated dice roller"),
+    "demo": (
+        "companion.demo",
+        "main",
+        "start the app with a synthetic camera, a scripted game and a simulated dice roller",
+    ),
     "app": ("companion.demo", "main_app", "start the app for a real table (camera and roller optional)"),
-    "replay": ("companion.replay", "main", "run the demo pipeline with no window and check it against the script"),
-    "referee": ("engine.cli", "main", "check a scenario's actions against the rules and print verdicts as JSON lines"),
+    "replay": (
+        "companion.replay",
+        "main",
+        "run the demo pipeline with no window and check it against the script",
+    ),
+    "referee": (
+        "engine.cli",
+        "main",
+        "check a scenario's actions against the rules and print verdicts as JSON lines",
+    ),
     "vision": ("vision.cli", "main", "read a table image or video and print the reading as JSON"),
     "tags": ("vision.sheet", "main", "write the printable sheet of QR stickers for the box"),
-    "dice-sim": ("firmware.sim", "main", "run the dice roller firmware on this computer behind a pseudo-terminal"),
+    "dice-sim": (
+        "firmware.sim",
+        "main",
+        "run the dice roller firmware on this computer behind a pseudo-terminal",
+    ),
 }
 
 

@@ -39,3 +39,19 @@ class IllegalActionError(EngineError, ValueError):
 
 class SaveError(EngineError, ValueError):
     """A saved game or scenario document cannot be read (malformed, truncated, or from a newer version)."""
+
+
+class ActionFormatError(EngineError, ValueError):
+    """An action or event document is malformed: unknown type, missing or mistyped fields."""
+
+
+class ReadingError(EngineError, ValueError):
+    """A table reading (from the camera) is malformed: unknown ids, negative counts, bad colours."""
+
+
+class SetupError(EngineError, ValueError):
+    """A game cannot be set up as asked (player count, colours, teams, artefact deal); lists every problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("cannot set up the game:\n  - " + "\n  - ".join(self.problems))

@@ -82,7 +82,7 @@ class Hex:
         return (size * SQRT3 * (self.q + self.r / 2.0), size * 1.5 * self.r)
 
     def corners(self, size: float) -> tuple[tuple[float, float], ...]:
-        """The six corners (pointy-top: the first corner points up-right at -30 degrees), clockwise in images."""
+        """The six corners (pointy-top: first the one up-right at -30 degrees), clockwise in images."""
         cx, cy = self.to_pixel(size)
         out: list[tuple[float, float]] = []
         for i in range(6):

@@ -6,13 +6,41 @@ handles an unplugged roller too. A mistyped physical roll is not an I/O failure:
 
 from __future__ import annotations
 
+import enum
+
+
+class Rejection(enum.Enum):
+    """Why a frame was refused: the names of docs/dice-protocol.md section 2 and of the golden file."""
+
+    TOO_LONG = "too_long"
+    BAD_COBS = "bad_cobs"
+    TRUNCATED = "truncated"
+    BAD_CRC = "bad_crc"
+    BAD_VERSION = "bad_version"
+    LENGTH_MISMATCH = "length_mismatch"
+    UNKNOWN_TYPE = "unknown_type"
+    BAD_LENGTH = "bad_length"
+    BAD_COUNT = "bad_count"
+    BAD_VALUE = "bad_value"
+    STALE = "stale"  # a partial frame abandoned after the inter-byte timeout
+
+    def __repr__(self) -> str:
+        return f"Rejection.{self.name}"
+
 
 class HardwareError(OSError):
     """Base of every error the dice-roller driver raises on purpose."""
 
 
 class ProtocolError(HardwareError):
-    """Bytes that are not a valid frame or message of docs/dice-protocol.md, or a reply that breaks it."""
+    """Bytes that are not a valid frame or message of docs/dice-protocol.md, or a reply that breaks it.
+
+    `rejection` names the failed check when the error is about one frame's bytes.
+    """
+
+    def __init__(self, message: str, rejection: Rejection | None = None) -> None:
+        super().__init__(message)
+        self.rejection = rejection
 
 
 class DeviceRefusedError(ProtocolError):

@@ -1,0 +1,93 @@
+"""Engine benchmark (not a test): complete random games per second, and the time of one check + apply.
+
+    python bench/engine.py [--games 200] [--players 4] [--seed 1]
+
+Aims (issue 3): at least 50 complete 4-player games per second on one core, and under 0.2 ms for one
+`check` + `apply` at the 99th percentile. Also times `reconcile` on readings one legal move away.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.playout import random_playout
+from engine.reading import TableReading
+from engine.reconcile import reconcile
+from engine.rules import apply, check
+from engine.state import GameState
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def _reading(state: GameState) -> TableReading:
+    locations = [*state.data.territories, *state.data.castle_owner]
+    return TableReading(knights={loc: dict(state.knights_at(loc)) for loc in locations})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--games", type=int, default=200, help="games to play (default 200)")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    rng = random.Random(args.seed)
+    t0 = time.perf_counter()
+    playouts = [random_playout(rng, players=args.players) for _ in range(args.games)]
+    elapsed = time.perf_counter() - t0
+    finished = sum(p.finished for p in playouts)
+    actions = sum(len(p.actions) for p in playouts)
+    print(f"random {args.players}-player games: {args.games} in {elapsed:.2f} s = "
+          f"{args.games / elapsed:.1f} games/s ({finished} won, {actions / args.games:.0f} actions/game, "
+          f"{actions / elapsed:,.0f} actions/s unchecked)")
+
+    # One check + apply per action, replaying the same games through the referee.
+    times: list[float] = []
+    for p in playouts[: max(1, args.games // 4)]:
+        state = p.initial
+        for action in p.actions:
+            t = time.perf_counter_ns()
+            verdict = check(state, action)
+            state, _events = apply(state, action)
+            times.append((time.perf_counter_ns() - t) / 1e6)
+            if not verdict.ok:
+                print(f"unexpected refusal while replaying: {verdict}", file=sys.stderr)
+                return 1
+    print(f"check + apply: {len(times):,} actions, median {statistics.median(times):.4f} ms, "
+          f"p95 {_percentile(times, 95):.4f} ms, p99 {_percentile(times, 99):.4f} ms, "
+          f"max {max(times):.3f} ms")
+
+    # Reconciliation of a reading one move ahead of the game (the camera's usual case).
+    rec: list[float] = []
+    explained = 0
+    for p in playouts[:10]:
+        state = p.initial
+        for action in p.actions[:200]:
+            after, _ = apply(state, action)
+            if not state.pending and not after.pending:
+                reading = _reading(after)
+                t = time.perf_counter_ns()
+                result = reconcile(state, reading)
+                rec.append((time.perf_counter_ns() - t) / 1e6)
+                explained += bool(result.actions) or result.matches
+            state = after
+    if rec:
+        print(f"reconcile (reading one move ahead): {len(rec)} readings, {explained / len(rec):.1%} "
+              "explained, "
+              f"median {statistics.median(rec):.3f} ms, p99 {_percentile(rec, 99):.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

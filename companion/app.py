@@ -1,0 +1,779 @@
+"""The Kivy app: a root layout (score bar always on top, screens, a navigation bar) and one thin Screen class
+per `.kv` file. Screens only draw presenters and forward taps; services arrive in `AppServices`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics.texture import Texture
+from kivy.lang import Builder
+from kivy.metrics import dp, sp
+from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+
+from companion.i18n import Translator
+from companion.presenters.base import NAV, NAV_TITLES, RGB
+from companion.presenters.battle import BattlePresenter
+from companion.presenters.boxsetup import BoxSetupPresenter
+from companion.presenters.camera import CameraPresenter
+from companion.presenters.dice import DicePresenter
+from companion.presenters.endgame import EndGamePresenter
+from companion.presenters.history import HistoryPresenter
+from companion.presenters.newgame import GameFactory, NewGamePresenter
+from companion.presenters.referee import RefereePresenter
+from companion.presenters.settings import SettingsPresenter
+from companion.presenters.table import PendingState, TablePresenter
+from companion.presenters.turn import TurnPresenter
+from companion.services import GameSession, Option, ReadingFeed, Roller, Storage, UiClock
+from companion.widgets import Drawn, ShapeMark
+from engine.colours import Colour
+
+KV_DIR = Path(__file__).resolve().parent / "kv"
+SCREENS = (
+    "start",
+    "boxsetup",
+    "newgame",
+    "table",
+    "battle",
+    "referee",
+    "history",
+    "camera",
+    "dice",
+    "endgame",
+    "settings",
+)
+
+
+
+@dataclass
+class AppServices:
+    storage: Storage
+    factory: GameFactory
+    roller: Roller
+    feed: ReadingFeed | None = None
+    clock: UiClock | None = None
+    tr: Translator = field(default_factory=Translator)
+    auto_confirm: float | None = None  # the demo confirms camera moves by itself after this pause
+    box: Any = None  # the box-setup service (catalogue, sticker sheet, calibration)
+
+
+class KivyClock:
+    """The UiClock the app uses: Kivy's Clock (safe to call from worker threads)."""
+
+    def schedule_once(self, callback: Callable[[float], Any], timeout: float = 0) -> Any:
+        return Clock.schedule_once(callback, timeout)
+
+
+# ------------------------------------------------------------------------------------------- small widgets
+
+
+class BigButton(Button):
+    """At least 48 dp high; greyed (but still tappable) when the engine says no, so it can explain why."""
+
+    greyed = ObjectProperty(False)
+
+
+def big_button(
+    text: str,
+    on_tap: Callable[[], Any],
+    greyed: bool = False,
+    height: float = 56,
+    colour: Colour | None = None,
+) -> BigButton:
+    b = BigButton(
+        text=text,
+        size_hint_y=None,
+        height=dp(height),
+        greyed=greyed,
+        font_size=sp(18),
+        halign="center",
+        valign="middle",
+    )
+    b.bind(size=lambda w, s: setattr(w, "text_size", (s[0] - dp(8), None)))
+    if colour is not None and not greyed:
+        r, g, bl = RGB[colour]
+        b.background_normal = ""
+        b.background_color = (r * 0.8, g * 0.8, bl * 0.8, 1)
+        b.color = (0, 0, 0, 1) if colour in (Colour.YELLOW, Colour.WHITE) else (1, 1, 1, 1)
+    b.bind(on_release=lambda *_: on_tap())
+    return b
+
+
+def text_label(
+    text: str,
+    size: float = 18,
+    bold: bool = False,
+    height: float | None = None,
+    color: tuple[float, float, float, float] = (1, 1, 1, 1),
+) -> Label:
+    lab = Label(
+        text=text,
+        font_size=sp(size),
+        bold=bold,
+        color=color,
+        halign="left",
+        valign="middle",
+        size_hint_y=None,
+        height=dp(height) if height else dp(size * 2),
+    )
+    lab.bind(size=lambda w, s: setattr(w, "text_size", (s[0], None)))
+    if height is None:
+        lab.bind(texture_size=lambda w, ts: setattr(w, "height", max(dp(size * 2), ts[1] + dp(8))))
+    return lab
+
+
+class ArtefactChip(Drawn):
+    """A crown / sceptre / orb: solid when face-up, struck through and dim when destroyed."""
+
+    kind = StringProperty("crown")
+    state_text = StringProperty("up")
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.bind(kind=self._trigger, state_text=self._trigger)
+
+    def redraw(self, *_a: Any) -> None:
+        from companion.widgets import text_rect
+
+        self.canvas.clear()
+        up = self.state_text == "up"
+        x, y, w, h = self.x, self.y, self.width, self.height
+        self.canvas.add(Color(0.95, 0.82, 0.35) if up else Color(0.35, 0.35, 0.35))
+        self.canvas.add(Rectangle(pos=(x, y), size=(w, h)))
+        for ins in text_rect(self.kind[:1].upper(), x + w / 2, y + h / 2, h * 0.6, (0, 0, 0), bold=True):
+            self.canvas.add(ins)
+        if not up:
+            self.canvas.add(Color(0.8, 0.1, 0.1))
+            self.canvas.add(Line(points=[x, y, x + w, y + h], width=2))
+
+
+class ScoreBar(BoxLayout):
+    """Every player's score against the target, their shape mark, whose turn it is, and their artefacts."""
+
+    def update(self, snap: Any, tr: Translator) -> None:
+        self.clear_widgets()
+        if snap is None:
+            return
+        for p in snap.players:
+            box = BoxLayout(orientation="horizontal", spacing=dp(4), padding=(dp(6), dp(4)))
+            current = p.colour is snap.current
+            with box.canvas.before:
+                Color(0.25, 0.22, 0.18) if not current else Color(0.45, 0.36, 0.15)
+                rect = Rectangle(pos=box.pos, size=box.size)
+            box.bind(
+                pos=lambda w, v, r=rect: setattr(r, "pos", v), size=lambda w, v, r=rect: setattr(r, "size", v)
+            )
+            box.add_widget(ShapeMark(colour=p.colour.value, size_hint_x=None, width=dp(36)))
+            box.add_widget(
+                Label(
+                    text=f"[b]{p.name}[/b]\n{p.score} / {snap.target}",
+                    markup=True,
+                    font_size=sp(17),
+                    halign="left",
+                    size_hint_x=1,
+                )
+            )
+            for a in p.artefacts:
+                box.add_widget(
+                    ArtefactChip(
+                        kind=a.type,
+                        state_text="up" if a.face_up else "down",
+                        size_hint=(None, None),
+                        size=(dp(22), dp(28)),
+                        pos_hint={"center_y": 0.5},
+                    )
+                )
+            self.add_widget(box)
+
+
+# ------------------------------------------------------------------------------------------------ screens
+
+
+class BaseScreen(Screen):
+    app_ref = ObjectProperty(None, allownone=True)
+
+    def refresh(self) -> None:
+        """Redraw from the presenters (called after every change they announce)."""
+
+
+class StartScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        box = self.ids.resume_list
+        box.clear_widgets()
+        games = app.services.storage.unfinished()
+        tr = app.tr
+        self.ids.resume_title.text = tr("Resume where you left off") if games else tr("No unfinished game")
+        for g in games[:4]:
+            box.add_widget(
+                big_button(
+                    tr("Resume: {players} · {n} moves · {started}").format(
+                        players=", ".join(g.players), n=g.moves, started=g.started[:16].replace("T", " ")
+                    ),
+                    lambda gid=g.id: app.resume(gid),
+                    height=64,
+                )
+            )
+
+
+class BoxSetupScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        p: BoxSetupPresenter | None = app.box_presenter
+        grid = self.ids.rows
+        grid.clear_widgets()
+        if p is None:
+            return
+        tr = app.tr
+        self.ids.status.text = p.status
+        for row in p.rows():
+            line = BoxLayout(size_hint_y=None, height=dp(52), spacing=dp(6))
+            guess = "  (?)" if row.guessed else ""
+            line.add_widget(
+                Label(text=f"{row.id}  {row.name}{guess}", font_size=sp(16), halign="left", size_hint_x=0.5)
+            )
+            for field_name, value in (("value", row.value), ("capacity", row.capacity)):
+                line.add_widget(big_button("-", lambda r=row.id, f=field_name: p.adjust(r, f, -1), height=48))
+                line.add_widget(Label(text=f"{tr(field_name)} {value}", font_size=sp(16)))
+                line.add_widget(big_button("+", lambda r=row.id, f=field_name: p.adjust(r, f, +1), height=48))
+            grid.add_widget(line)
+
+
+class NewGameScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        p: NewGamePresenter = app.newgame
+        tr = app.tr
+        rows = self.ids.players
+        rows.clear_widgets()
+        for pl in p.players:
+            line = BoxLayout(size_hint_y=None, height=dp(60), spacing=dp(8))
+            line.add_widget(ShapeMark(colour=pl.colour.value, size_hint_x=None, width=dp(48)))
+            line.add_widget(big_button(pl.name, lambda c=pl.colour: p.cycle_colour(c), colour=pl.colour))
+            first = " ★" if p.first is pl.colour else ""
+            line.add_widget(
+                Label(text=tr("first") + first if first else "", font_size=sp(16), size_hint_x=0.3)
+            )
+            line.add_widget(
+                big_button(tr("Remove"), lambda c=pl.colour: p.remove_player(c), greyed=len(p.players) <= 2)
+            )
+            rows.add_widget(line)
+        opts = self.ids.variants
+        opts.clear_widgets()
+        from companion.presenters.newgame import VARIANTS, MapSource
+
+        for v in VARIANTS:
+            on = v in p.variants
+            opts.add_widget(
+                big_button(
+                    ("[x] " if on else "[  ] ") + tr(v.replace("_", " ").capitalize()),
+                    lambda v=v: p.toggle_variant(v),
+                )
+            )
+        maps = self.ids.maps
+        maps.clear_widgets()
+        for src, title in (
+            (MapSource.DEFAULT, "Default map"),
+            (MapSource.CAMERA, "Read from camera"),
+            (MapSource.SAVED, "Saved map"),
+        ):
+            maps.add_widget(
+                big_button(
+                    ("> " if p.map_source is src else "") + tr(title), lambda s=src: p.set_map_source(s)
+                )
+            )
+        self.ids.problems.text = "\n".join(tr(x) for x in p.problems)
+
+
+class TableScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        t: TablePresenter | None = app.table
+        if t is None:
+            return
+        tr = app.tr
+        self.ids.hexmap.snapshot = t.snapshot
+        self.ids.hexmap.marks = t.highlighted_tiles()
+        self.ids.hexmap.discrepancies = list(t.discrepancies())
+        self.ids.turn_label.text = t.turn_text()
+        self._stepper()
+        box = self.ids.proposal
+        box.clear_widgets()
+        if t.pending is PendingState.PROPOSAL:
+            box.add_widget(text_label(tr("Camera saw: {move}").format(move=t.proposal_text()), 18, True))
+            row = BoxLayout(size_hint_y=None, height=dp(64), spacing=dp(8))
+            row.add_widget(big_button(tr("Confirm"), t.confirm, height=64))
+            row.add_widget(big_button(tr("Not yet"), t.dismiss_proposal, height=64))
+            box.add_widget(row)
+        elif t.pending in (PendingState.DISCREPANCY, PendingState.WAITING_FOR_TABLE):
+            box.add_widget(text_label(t.proposal_text(), 18, True, color=(1, 0.6, 0.3, 1)))
+            row = BoxLayout(size_hint_y=None, height=dp(64), spacing=dp(8))
+            row.add_widget(big_button(tr("Fix the table"), t.fix_table, height=64))
+            row.add_widget(big_button(tr("The camera is wrong"), t.camera_wrong, height=64))
+            row.add_widget(big_button(tr("Rewind"), lambda: app.go("history"), height=64))
+            box.add_widget(row)
+        box.height = sum(c.height for c in box.children) + dp(8) * len(box.children)
+        self._options()
+
+    def _stepper(self) -> None:
+        app = self.app_ref
+        stepper = self.ids.stepper
+        stepper.clear_widgets()
+        if app.turn is None:
+            return
+        for s in app.turn.steps():
+            b = Button(
+                text=str(s.number),
+                font_size=sp(20),
+                bold=s.state == "current",
+                background_normal="",
+                size_hint_x=1,
+            )
+            b.background_color = {
+                "done": (0.3, 0.5, 0.3, 1),
+                "current": (0.9, 0.7, 0.2, 1),
+                "todo": (0.3, 0.3, 0.3, 1),
+            }[s.state]
+            b.color = (0, 0, 0, 1) if s.state == "current" else (1, 1, 1, 1)
+            stepper.add_widget(b)
+
+    def _options(self) -> None:
+        app = self.app_ref
+        p: TurnPresenter | None = app.turn
+        groups = self.ids.groups
+        opts = self.ids.options
+        groups.clear_widgets()
+        opts.clear_widgets()
+        if p is None:
+            return
+        tr = app.tr
+        expl = p.explanation
+        self.ids.explanation.text = f"{expl.sentence}  [{expl.citation}]" if expl is not None else ""
+        for g in p.groups():
+            sel = "> " if p.selected_group is g.kind else ""
+            groups.add_widget(
+                big_button(
+                    sel + g.title,
+                    lambda k=g.kind: p.select_group(None if p.selected_group is k else k),
+                    greyed=not g.enabled,
+                )
+            )
+        if p.selected_group is None:
+            return
+        choices = p.target_choices()
+        if choices:
+            for target, name, enabled, rep in choices[:30]:
+                opts.add_widget(
+                    big_button(name, lambda t=target, r=rep: p.tap_target(t, r), greyed=not enabled)
+                )
+            return
+        shown = p.visible_options()
+        for o in shown[:24]:
+            opts.add_widget(_option_button(o, p.tap, tr))
+
+
+def _option_button(o: Option, tap: Callable[[Option], Any], tr: Translator) -> BigButton:
+    return big_button(
+        o.label,
+        lambda o=o: tap(o),
+        greyed=not o.enabled,
+        colour=o.actor if o.enabled and o.actor is not None else None,
+    )
+
+
+class BattleScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        b: BattlePresenter | None = app.battle
+        tr = app.tr
+        opts = self.ids.options
+        opts.clear_widgets()
+        stages = self.ids.stages
+        stages.clear_widgets()
+        if b is None or b.battle is None:
+            self.ids.title.text = tr("No battle")
+            self.ids.attacker.text = self.ids.defender.text = ""
+            self.ids.prompt.text = ""
+            self.ids.explanation.text = ""
+            return
+        v = b.battle
+        snap = app.session.snapshot()
+        an, dn = snap.player(v.attacker).name, snap.player(v.defender).name
+        self.ids.title.text = tr("Battle for {territory}").format(territory=v.territory_name)
+        self.ids.attacker_mark.colour = v.attacker.value
+        self.ids.defender_mark.colour = v.defender.value
+        self.ids.attacker.text = f"{an}\n[size=64sp][b]{v.attacker_score}[/b][/size]"
+        self.ids.defender.text = f"{dn}\n[size=64sp][b]{v.defender_score}[/b][/size]"
+        cards = " | ".join(f"{snap.player(c).name}: {s}" for c, s in b.conflict_status())
+        notes = list(v.notes) + ([tr("No support cards here (mountains)")] if v.support_blocked else [])
+        self.ids.notes.text = "  ·  ".join([*notes, cards] if v.stage >= 4 else notes)
+        for s in b.stages():
+            lab = Button(
+                text=f"{s.number}. {s.title}",
+                font_size=sp(15),
+                background_normal="",
+                halign="left",
+                size_hint_y=None,
+                height=dp(48),
+            )
+            lab.bind(size=lambda w, sz: setattr(w, "text_size", (sz[0] - dp(10), None)))
+            lab.background_color = {
+                "done": (0.3, 0.5, 0.3, 1),
+                "current": (0.9, 0.7, 0.2, 1),
+                "todo": (0.28, 0.28, 0.28, 1),
+            }[s.state]
+            lab.color = (0, 0, 0, 1) if s.state == "current" else (1, 1, 1, 1)
+            stages.add_widget(lab)
+        who = b.prompted()
+        self.ids.prompt.text = (
+            tr("{name}: your choice (others look away)").format(name=snap.player(who).name)
+            if who is not None and v.stage == 4
+            else tr("{name}, your move").format(name=snap.player(who).name)
+            if who is not None
+            else ""
+        )
+        expl = b.explanation
+        self.ids.explanation.text = f"{expl.sentence}  [{expl.citation}]" if expl is not None else ""
+        if b.rolling:
+            self.ids.prompt.text = tr("Rolling...")
+        for o in b.options_for_prompted()[:16]:
+            label = o.label if not (v.stage == 4 and o.kind.value == "conflict") else o.label
+            opts.add_widget(
+                big_button(
+                    label,
+                    lambda o=o: b.tap(o),
+                    greyed=not o.enabled,
+                    height=64,
+                    colour=o.actor if o.enabled else None,
+                )
+            )
+
+
+class RefereeScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        r: RefereePresenter | None = app.referee
+        topics = self.ids.topics
+        topics.clear_widgets()
+        secs = self.ids.sections
+        secs.clear_widgets()
+        if r is None:
+            return
+        tr = app.tr
+        for o in r.topics[:30]:
+            topics.add_widget(big_button(o.label, lambda o=o: r.ask(o), greyed=not o.enabled))
+        v = r.verdict
+        if v is None:
+            self.ids.verdict.text = tr("Tap an action or a question to get the ruling.")
+        else:
+            facts = "\n".join(f"- {f}" for f in v.facts)
+            head = tr("Allowed.") if v.ok else tr("Not allowed.")
+            self.ids.verdict.text = f"[b]{head}[/b] {v.sentence}\n[i]{v.citation}[/i]\n{facts}"
+        shown = r.section
+        if shown is None:
+            shown = r.cited_section()
+        for s in r.sections():
+            secs.add_widget(
+                big_button(f"{tr(s.title)} · p. {s.page}", lambda s=s: r.open_section(s), height=52)
+            )
+        self.ids.section_text.text = (
+            f"[b]{tr(shown.title)}[/b] (p. {shown.page})\n{tr(shown.summary)}" if shown is not None else ""
+        )
+
+
+class HistoryScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        h: HistoryPresenter | None = app.history
+        box = self.ids.lines
+        box.clear_widgets()
+        if h is None:
+            return
+        tr = app.tr
+        for line in reversed(h.lines[-60:]):
+            row = BoxLayout(size_hint_y=None, height=dp(52), spacing=dp(6))
+            if line.actor is not None:
+                row.add_widget(ShapeMark(colour=line.actor.value, size_hint_x=None, width=dp(36)))
+            lab = Label(text=f"{line.index + 1}. {line.text}", font_size=sp(16), halign="left")
+            lab.bind(size=lambda w, sz: setattr(w, "text_size", (sz[0], None)))
+            row.add_widget(lab)
+            row.add_widget(big_button(tr("Back to here"), lambda ln=line: self._ask(ln), height=48))
+            row.children[0].size_hint_x = None
+            row.children[0].width = dp(150)
+            box.add_widget(row)
+        self.ids.confirm_box.opacity = 1 if h.confirming is not None else 0
+        self.ids.confirm_box.disabled = h.confirming is None
+
+    def _ask(self, line: Any) -> None:
+        self.ids.question.text = self.app_ref.history.ask_rewind(line)
+
+
+class CameraScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        c: CameraPresenter | None = app.camera
+        if c is None:
+            return
+        self.ids.status.text = f"{app.tr('Camera')}: {c.status.value} · {c.status_text} · {c.readings}"
+        frame = c.preview()
+        if frame is not None:
+            show_frame(self.ids.preview, frame)
+
+
+def show_frame(image_widget: Any, frame: Any) -> None:
+    """Blit a BGR uint8 frame into an Image widget (flipped: Kivy textures start at the bottom row)."""
+    h, w = frame.shape[:2]
+    tex = image_widget.texture
+    if tex is None or tuple(tex.size) != (w, h):
+        tex = Texture.create(size=(w, h), colorfmt="bgr")
+        tex.flip_vertical()
+    tex.blit_buffer(frame.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+    image_widget.texture = tex
+    image_widget.canvas.ask_update()
+
+
+class DiceScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        d: DicePresenter | None = app.dice
+        if d is None:
+            return
+        tr = app.tr
+        self.ids.status.text = f"{tr('Dice roller')}: {tr(d.status.value)} · {d.status_text}" + (
+            f"\n{d.error}" if d.error else ""
+        )
+        box = self.ids.rolls
+        box.clear_widgets()
+        for r in d.rolls:
+            box.add_widget(text_label(f"{'  '.join(str(v) for v in r.values)}    ({r.source})", 22, True))
+
+
+class EndGameScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        e: EndGamePresenter | None = app.endgame
+        if e is None:
+            return
+        tr = app.tr
+        names = ", ".join(e.winners()) or "-"
+        self.ids.winner.text = tr("Winner: {names}").format(names=names)
+        self.ids.chart.target = app.session.snapshot().target
+        self.ids.chart.curves = e.curves()
+        box = self.ids.records
+        box.clear_widgets()
+        for rec in e.save():
+            box.add_widget(
+                text_label(
+                    tr("{name}: {games} games, {wins} wins, {avg:.1f} points on average").format(
+                        name=rec.name, games=rec.games, wins=rec.wins, avg=rec.average_points
+                    ),
+                    17,
+                )
+            )
+
+
+class SettingsScreen(BaseScreen):
+    def refresh(self) -> None:
+        app = self.app_ref
+        s: SettingsPresenter = app.settings
+        box = self.ids.languages
+        box.clear_widgets()
+        for code, name in s.languages():
+            box.add_widget(
+                big_button(
+                    ("> " if code == app.tr.lang else "") + name,
+                    lambda c=code: app.set_language(c),
+                    height=64,
+                )
+            )
+
+
+SCREEN_CLASSES: dict[str, type[BaseScreen]] = {
+    "start": StartScreen,
+    "boxsetup": BoxSetupScreen,
+    "newgame": NewGameScreen,
+    "table": TableScreen,
+    "battle": BattleScreen,
+    "referee": RefereeScreen,
+    "history": HistoryScreen,
+    "camera": CameraScreen,
+    "dice": DiceScreen,
+    "endgame": EndGameScreen,
+    "settings": SettingsScreen,
+}
+
+
+class Root(BoxLayout):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------------- app
+
+
+class SeneschalApp(App):
+    lang = StringProperty("en")
+    title = "Seneschal"
+
+    def __init__(self, services: AppServices, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.services = services
+        self.tr = services.tr
+        self.clock: UiClock = services.clock or KivyClock()
+        self.settings = SettingsPresenter(services.storage, self.tr)
+        self.lang = self.tr.lang
+        self.newgame = NewGamePresenter()
+        self.box_presenter: BoxSetupPresenter | None = (
+            BoxSetupPresenter(services.box) if services.box is not None else None
+        )
+        self.dice = DicePresenter(services.roller, self.clock)
+        self.camera: CameraPresenter | None = None
+        self.session: GameSession | None = None
+        self.game_id: int | None = None
+        self.table: TablePresenter | None = None
+        self.turn: TurnPresenter | None = None
+        self.battle: BattlePresenter | None = None
+        self.history: HistoryPresenter | None = None
+        self.referee: RefereePresenter | None = None
+        self.endgame: EndGamePresenter | None = None
+        self.screens: dict[str, BaseScreen] = {}
+        self._refresh_due = False
+        self.root_widget: Root | None = None
+
+    def t(self, message: str, _lang: str = "") -> str:
+        """kv calls `app.t('Undo', app.lang)` so that texts re-evaluate when the language changes."""
+        return self.tr(message)
+
+    # --------------------------------------------------------------------------------------- building
+
+    def build(self) -> Root:
+        for path in sorted(KV_DIR.glob("*.kv")):
+            Builder.unload_file(str(path))
+            Builder.load_file(str(path))
+        root = Root()
+        sm: ScreenManager = root.ids.sm
+        sm.transition = NoTransition()
+        for name in SCREENS:
+            screen = SCREEN_CLASSES[name](name=name)
+            screen.app_ref = self
+            self.screens[name] = screen
+            sm.add_widget(screen)
+        nav = root.ids.nav
+        for name in NAV:
+            nav.add_widget(big_button(self.tr(NAV_TITLES[name]), lambda n=name: self.go(n), height=64))
+        self.root_widget = root
+        self.dice.subscribe(self.request_refresh)
+        self.newgame.subscribe(self.request_refresh)
+        self.settings.subscribe(self.request_refresh)
+        if self.box_presenter is not None:
+            self.box_presenter.subscribe(self.request_refresh)
+        self.go("start")
+        return root
+
+    def go(self, name: str) -> None:
+        if self.root_widget is None:
+            return
+        self.root_widget.ids.sm.current = name
+        in_game = self.session is not None and name not in ("start", "newgame", "boxsetup")
+        self.root_widget.ids.nav.opacity = 1 if in_game else 0
+        self.root_widget.ids.nav.disabled = not in_game
+        self.refresh_now()
+
+    def request_refresh(self) -> None:
+        """Coalesce many presenter changes into one redraw on the next frame."""
+        if not self._refresh_due:
+            self._refresh_due = True
+            self.clock.schedule_once(lambda _dt: self.refresh_now(), 0)
+
+    def refresh_now(self) -> None:
+        self._refresh_due = False
+        if self.root_widget is None:
+            return
+        snap = self.session.snapshot() if self.session is not None else None
+        self.root_widget.ids.scores.update(snap, self.tr)
+        name = self.root_widget.ids.sm.current
+        self.screens[name].refresh()
+
+    # ----------------------------------------------------------------------------------------- games
+
+    def start_new(self) -> None:
+        try:
+            config = self.newgame.config()
+        except ValueError:
+            self.request_refresh()
+            return
+        self.attach(self.services.factory.new_session(config))
+
+    def resume(self, game_id: int) -> None:
+        self.attach(self.services.factory.resume(game_id))
+
+    def attach(self, session: GameSession) -> None:
+        """Wire presenters to a game session (new or resumed) and show the table."""
+        self.session = session
+        self.game_id = getattr(session, "game_id", None)
+        tr, clock = self.tr, self.clock
+        self.table = TablePresenter(session, clock, tr, auto_confirm=self.services.auto_confirm)
+        self.turn = TurnPresenter(session, tr, on_applied=lambda _e: self.after_move())
+        self.battle = BattlePresenter(
+            session, self.services.roller, clock, tr, on_applied=lambda _e: self.after_move()
+        )
+        self.history = HistoryPresenter(session, tr, on_changed_game=self.after_move)
+        self.referee = RefereePresenter(session, tr)
+        self.table.on_game_over = self.game_over
+        for p in (self.table, self.turn, self.battle, self.history, self.referee):
+            p.subscribe(self.request_refresh)
+        self.camera = CameraPresenter(self.services.feed, clock, on_reading=self._on_reading)
+        self.camera.subscribe(self.request_refresh)
+        self.camera.start()
+        self.go("table")
+
+    def _on_reading(self, reading: Any) -> None:
+        if self.table is not None:
+            before = self.table.snapshot.index
+            self.table.on_reading(reading)
+            if self.table.snapshot.index != before:
+                self.after_move()
+
+    def after_move(self) -> None:
+        """Any move applied (tap, camera, battle, undo): every presenter reloads from the session."""
+        if self.session is None:
+            return
+        for p in (self.turn, self.battle, self.history, self.referee):
+            if p is not None:
+                p.reload()
+        if self.table is not None:
+            self.table.refresh()
+        sm = self.root_widget.ids.sm if self.root_widget else None
+        snap = self.session.snapshot()
+        if sm is not None and snap.battle is not None and sm.current == "table":
+            self.go("battle")
+        elif sm is not None and snap.battle is None and sm.current == "battle":
+            self.go("table")
+
+    def game_over(self) -> None:
+        if self.session is None or self.game_id is None or self.endgame is not None:
+            return
+        self.endgame = EndGamePresenter(self.session, self.services.storage, self.game_id)
+        self.go("endgame")
+
+    def set_language(self, lang: str) -> None:
+        self.settings.set_language(lang)
+        self.lang = lang
+        if self.root_widget is not None:
+            nav = self.root_widget.ids.nav
+            for child, name in zip(reversed(nav.children), NAV, strict=True):
+                child.text = self.tr(NAV_TITLES[name])
+        self.refresh_now()
+
+    def on_stop(self) -> None:
+        if self.camera is not None:
+            self.camera.stop()
+        self.services.roller.close()

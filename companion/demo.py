@@ -1,0 +1,250 @@
+"""`seneschal demo` and `seneschal app`.
+
+demo: the app with the synthetic camera watching a 3-player game played move by move on a pretend table — the
+camera renders the table after each move, vision reads it, reconciliation proposes, and the app confirms by
+itself after a pause — and the simulated dice roller (the firmware's own code in a `python -m firmware.sim`
+subprocess; on-screen rolls with a visible status if it cannot start). The "players" pick their moves with the
+engine's seeded policy; their dice come from the roller, so each run is a real game (R92).
+
+app: the real table: the camera (optional), the USB roller (optional) and the user's game database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from companion.pipeline import CAMERA_TYPES, demo_config, knights_on_table, scene_spec
+
+
+def _kivy_env(size: str) -> None:
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+    from kivy.config import Config
+
+    w, h = (int(x) for x in size.lower().split("x"))
+    Config.set("graphics", "width", str(w))
+    Config.set("graphics", "height", str(h))
+    Config.set("input", "mouse", "mouse,multitouch_on_demand")
+
+
+class DemoDriver:
+    """The pretend players: each move is made on the pretend table (camera moves) or tapped into the app."""
+
+    def __init__(self, app: Any, session: Any, table: Any, roller: Any, seed: int, pause: float,
+                 camera: bool, camera_timeout: float = 20.0) -> None:
+        self.app = app
+        self.session = session
+        self.table = table
+        self.roller = roller
+        self.rng = random.Random(seed)
+        self.pause = pause
+        self.camera = camera
+        self.camera_timeout = camera_timeout
+        self.waiting: tuple[int, float] | None = None  # (moves before, time asked) while the camera works
+        self.rolling = False
+        self.notes: list[str] = []
+
+    def start(self) -> None:
+        from kivy.clock import Clock
+
+        Clock.schedule_once(self.tick, self.pause)
+
+    def tick(self, _dt: float = 0.0) -> None:
+        from kivy.clock import Clock
+
+        if self.session.state.winner is not None:
+            return
+        if self.waiting is not None:
+            before, since = self.waiting
+            if len(self.session.actions) > before:
+                self.waiting = None
+                self._show_table()
+            elif Clock.get_boottime() - since > self.camera_timeout:
+                self.notes.append("the camera did not see a move in time; entered by hand")
+                self.waiting = None
+                self._show_table()
+            else:
+                Clock.schedule_once(self.tick, 0.25)
+                return
+        if not self.rolling:
+            self.move()
+        Clock.schedule_once(self.tick, self.pause)
+
+    def _show_table(self) -> None:
+        if self.table is not None:
+            self.table.set_table(scene_spec(self.session.state, self.session.board))
+
+    def move(self) -> None:
+        from engine.actions import RollDice
+        from engine.playout import choose
+        from engine.rules import apply
+        from kivy.clock import Clock
+
+        state = self.session.state
+        action = choose(state, self.rng)
+        if isinstance(action, RollDice):
+            self.rolling = True
+            n = len(action.values)
+
+            def work() -> None:
+                result = self.roller.roll(n)
+                Clock.schedule_once(lambda _dt: self._rolled(action, result), 0)
+
+            threading.Thread(target=work, name="demo-roll", daemon=True).start()
+            return
+        expected, _ = apply(state, action)
+        board = self.session.board
+        visible = knights_on_table(expected, board) != knights_on_table(state, board)
+        if self.camera and self.table is not None and action.TYPE in CAMERA_TYPES and visible:
+            from kivy.clock import Clock as KClock
+
+            self.waiting = (len(self.session.actions), KClock.get_boottime())
+            self.table.set_table(scene_spec(expected, board))  # the players move the dice; the camera sees it
+            return
+        self.session.apply(action)
+        self.app.after_move()
+        self._show_table()
+
+    def _rolled(self, action: Any, result: Any) -> None:
+        from engine.actions import RollDice
+        from engine.state import DiceSource
+
+        self.rolling = False
+        self.app.dice.record(result)
+        src = DiceSource.DEVICE if result.source.startswith("device") else DiceSource.SCREEN
+        self.session.apply(RollDice(action.player, tuple(result.values), src))
+        self.app.after_move()
+        self._show_table()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="seneschal demo", description="the app with a synthetic camera, a "
+                                     "scripted 3-player game and a simulated dice roller")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--pause", type=float, default=1.5, help="seconds between moves (and before a camera "
+                        "move confirms itself)")
+    parser.add_argument("--size", default="1280x800", help="window size, e.g. 1920x1200")
+    parser.add_argument("--no-camera", action="store_true", help="enter every move by hand (no vision)")
+    parser.add_argument("--no-roller", action="store_true", help="on-screen rolls instead of the simulator")
+    parser.add_argument("--lang", choices=("en", "nl", "sv"), default=None)
+    parser.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    _kivy_env(args.size)
+
+    from companion.app import AppServices, SeneschalApp
+    from companion.i18n import Translator
+    from companion.rolling import ScreenRollerAdapter, start_simulated_roller
+    from companion.session import EngineFactory, EngineSession
+    from companion.storage import SqliteStorage
+
+    tmp = tempfile.TemporaryDirectory(prefix="seneschal-demo-")
+    storage = SqliteStorage(Path(tmp.name) / "demo.sqlite3")
+    tr = Translator(args.lang or "en")
+    if args.no_roller:
+        roller: Any = ScreenRollerAdapter("demo without the roller: rolling on screen")
+    else:
+        roller, why = start_simulated_roller(args.seed)
+        if why:
+            print(f"seneschal demo: {why}", file=sys.stderr)
+    session = EngineSession.create(demo_config(args.seed), storage, tr, knowledge="full")
+    table = feed = None
+    if not args.no_camera:
+        try:
+            from companion.feeds import LiveTableSource, VisionFeed
+            from companion.pipeline import vision_reader
+
+            table = LiveTableSource(scene_spec(session.state, session.board))
+            feed = VisionFeed(table, vision_reader(2))
+        except Exception as exc:  # vision missing or broken: the demo still runs, moves entered by hand
+            print(f"seneschal demo: camera unavailable ({exc}); moves are entered by hand", file=sys.stderr)
+            table = feed = None
+    services = AppServices(storage=storage, factory=EngineFactory(storage, tr, knowledge="full"), roller=roller,
+                           feed=feed, tr=tr, auto_confirm=args.pause)
+    app = SeneschalApp(services)
+    if args.lang:
+        app.settings.set_language(args.lang)
+    driver = DemoDriver(app, session, table, roller, args.seed, args.pause, camera=feed is not None)
+
+    def on_start(*_a: Any) -> None:
+        app.attach(session)
+        driver.start()
+        if args.exit_after is not None:
+            from kivy.clock import Clock
+            from kivy.core.window import Window
+
+            def finish(_dt: float) -> None:
+                if args.screenshot:
+                    Window.screenshot(name=args.screenshot)
+                print(f"demo: {len(session.actions)} moves, camera readings "
+                      f"{getattr(feed, 'readings_posted', 0)}, notes {driver.notes}", flush=True)
+                app.stop()
+
+            Clock.schedule_once(finish, args.exit_after)
+
+    app.bind(on_start=on_start)
+    try:
+        app.run()
+    finally:
+        if feed is not None:
+            feed.stop()
+        roller.close()
+        storage.close()
+        tmp.cleanup()
+    return 0
+
+
+def main_app(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="seneschal app", description="the app for a real table")
+    parser.add_argument("--camera", default=None, help="camera: device index, video file, image folder or URL")
+    parser.add_argument("--roller", default=None, help="dice roller port (pyserial URL); default: search USB")
+    parser.add_argument("--no-roller", action="store_true", help="roll on screen")
+    parser.add_argument("--db", default=None, help="game database (default: the user data directory)")
+    parser.add_argument("--size", default="1280x800")
+    args = parser.parse_args(argv)
+    _kivy_env(args.size)
+
+    from companion.app import AppServices, SeneschalApp
+    from companion.box import CatalogueBox
+    from companion.i18n import Translator
+    from companion.rolling import ScreenRollerAdapter, open_device_roller
+    from companion.session import EngineFactory
+    from companion.storage import SqliteStorage, default_db_path
+
+    storage = SqliteStorage(args.db) if args.db else SqliteStorage()
+    tr = Translator(storage.get_setting("language", "en"))
+    roller = ScreenRollerAdapter() if args.no_roller else open_device_roller(args.roller)
+    feed = None
+    if args.camera is not None:
+        try:
+            from vision.sources import open_source
+
+            from companion.feeds import VisionFeed
+            from companion.pipeline import vision_reader
+
+            feed = VisionFeed(open_source(args.camera), vision_reader(5))
+        except Exception as exc:
+            print(f"seneschal app: camera unavailable ({exc}); enter moves by hand", file=sys.stderr)
+    data_dir = default_db_path().parent if not args.db else Path(args.db).resolve().parent
+    box = CatalogueBox(data_dir)
+    services = AppServices(storage=storage, factory=EngineFactory(storage, tr, knowledge="table",
+                                                                  catalogue=box.catalogue()),
+                           roller=roller, feed=feed, tr=tr, box=box)
+    app = SeneschalApp(services)
+    try:
+        app.run()
+    finally:
+        roller.close()
+        storage.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,142 @@
+"""Engine actions and events in words, for buttons and the history ("Ann advanced 4 knights into the Fort —
+battle"). Short, in the active language, names from the catalogue."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from companion.i18n import Translator
+from engine.colours import Colour
+
+
+class Describer:
+    def __init__(self, data: Any, names: Mapping[Colour, str], tr: Translator) -> None:
+        self.data = data
+        self.names = dict(names)
+        self.tr = tr
+
+    def name(self, colour: Colour | None) -> str:
+        if colour is None:
+            return "-"
+        return self.names.get(colour) or colour.value.capitalize()
+
+    def place(self, loc: str) -> str:
+        d = self.data
+        if loc in d.territories:
+            return str(d.territories[loc].name)
+        if loc in d.castle_owner:
+            return self.tr("{name}'s castle").format(name=self.name(d.castle_owner[loc]))
+        return loc
+
+    def card(self, card_id: str | None) -> str:
+        if card_id is None:
+            return self.tr("no card")
+        spec = self.data.cards.get(card_id)
+        if spec is None:
+            return card_id
+        if spec.value is not None:
+            return f"{spec.name} ({spec.value})"
+        return str(spec.name)
+
+    def card_value(self, card_id: str | None) -> int | None:
+        if card_id is None:
+            return 0
+        spec = self.data.cards.get(card_id)
+        return None if spec is None else spec.value
+
+    def artefact(self, art_id: str) -> str:
+        spec = self.data.artefacts.get(art_id)
+        return str(spec.name) if spec is not None else art_id
+
+    # ------------------------------------------------------------------------------------- option labels
+
+    def option(self, a: Any) -> str:
+        t = self.tr
+        kind = a.TYPE
+        if kind == "advance":
+            return t("{n} into {place}").format(n=a.knights, place=self.place(a.target))
+        if kind == "redistribute":
+            if not a.layout:
+                return t("Leave knights as they are")
+            return t("Move to: {layout}").format(layout=self._layout(a.layout))
+        if kind == "play_call_to_arms":
+            return t("Call to arms (+2 knights)")
+        if kind == "play_tactical_advance":
+            return t("Tactical advance")
+        if kind == "use_crown":
+            return t("Use crown") + (f" → {self.name(a.affected)}" if a.affected is not None else "")
+        if kind == "skip_advance":
+            return t("No advance")
+        if kind == "end_turn":
+            return t("End turn")
+        if kind == "play_fracture":
+            return t("Fracture {artefact}").format(artefact=self.artefact(a.target))
+        if kind == "pass_fracture":
+            return t("No fracture")
+        if kind == "declare_authority":
+            return t("Drew authority") if a.drawn else t("No authority drawn")
+        if kind == "play_conflict":
+            return self.card(a.card) if a.card is not None else t("No conflict card (0)")
+        if kind == "play_support":
+            return " + ".join(self.card(c) for c in a.cards) if a.cards else t("No more support")
+        if kind == "equalise":
+            return t("Battle as equals") if a.use else t("Keep my knights")
+        if kind in ("discard_card", "discard_random"):
+            return t("Discard {card}").format(card=self.card(a.card)) if a.card else t("Keep my cards")
+        if kind == "roll_dice":
+            return t("Dice: {values}").format(values=" ".join(map(str, a.values)))
+        if kind == "destroy_artefact":
+            return t("Destroy {artefact}").format(artefact=self.artefact(a.artefact))
+        if kind == "return_card":
+            return t("Return {card}").format(card=self.card(a.card))
+        if kind == "prosperity_choice":
+            return t("Discard the top card") if a.discard else t("Leave the top card")
+        if kind == "arrange_top":
+            return t("Cards put back")
+        return kind.replace("_", " ")
+
+    def _layout(self, layout: Iterable[tuple[str, int]]) -> str:
+        return ", ".join(f"{self.place(loc)} {n}" for loc, n in layout)
+
+    # --------------------------------------------------------------------------------------- history
+
+    def action(self, a: Any, events: Iterable[Any], before: Any) -> str:
+        """One line for the history: who did what, and what followed."""
+        t = self.tr
+        who = self.name(a.player)
+        kind = a.TYPE
+        evs = list(events)
+        types = {e.TYPE for e in evs}
+        if kind == "advance":
+            text = t("{who} advanced {n} knights into {place}").format(
+                who=who, n=a.knights, place=self.place(a.target)
+            )
+            if "battle_started" in types:
+                text += " — " + t("battle")
+            elif "conquered" in types:
+                text += " — " + t("conquered")
+        elif kind == "redistribute":
+            text = t("{who} redistributed: {layout}").format(who=who, layout=self._layout(a.layout))
+        elif kind == "end_turn":
+            text = t("{who} ended the turn").format(who=who)
+        elif kind == "play_conflict":
+            text = t("{who} played a conflict card face-down").format(who=who)
+        elif kind == "roll_dice":
+            text = t("{who} rolled {values}").format(who=who, values=" ".join(map(str, a.values)))
+        else:
+            text = f"{who}: {self.option(a)}"
+        for e in evs:
+            if e.TYPE == "conflict_revealed":
+                text += " — " + t("revealed {a} against {d}").format(
+                    a=self.card(e.attacker_card), d=self.card(e.defender_card)
+                )
+            elif e.TYPE == "battle_result":
+                text += " — " + t("{w} won {a} to {d}").format(
+                    w=self.name(e.winner), a=e.attacker_score, d=e.defender_score
+                )
+            elif e.TYPE == "game_won":
+                text += " — " + t("{names} won the game").format(
+                    names=", ".join(self.name(c) for c in e.winners)
+                )
+        return text

@@ -1,0 +1,147 @@
+"""The app's `ReadingFeed` over vision: a camera source read in vision's worker threads (latest frame wins),
+the table reader, and the stable readings posted on (the UI layer marshals them through its clock).
+
+`LiveTableSource` is the demo's synthetic camera: it renders whatever the "physical table" currently holds
+(`set_table`), so the demo driver moves knights on a pretend table and the camera sees them move.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from companion.services import FeedStatus
+
+_STATUS = {
+    "starting": FeedStatus.STARTING, "ok": FeedStatus.RUNNING, "no signal": FeedStatus.LOST,
+    "camera lost": FeedStatus.LOST, "corrupted frame": FeedStatus.RUNNING, "no tags": FeedStatus.NO_MAP,
+    "half a board": FeedStatus.RUNNING, "ended": FeedStatus.OFF, "error": FeedStatus.LOST,
+}
+
+
+class LiveTableSource:
+    """A synthetic camera pointed at a pretend table. Renders only when the table changes (the renderer is
+    seeded, so one picture per table is what a still camera would give) and paces itself at `fps`."""
+
+    live = True
+
+    def __init__(self, spec: Any, render: Callable[[Any, int], tuple[Any, Any]] | None = None,
+                 fps: float = 8.0) -> None:
+        self.name = "synthetic camera"
+        self.fps: float | None = fps
+        self._render = render
+        self._lock = threading.Lock()
+        self._spec = spec
+        self._version = 0
+        self._cache: tuple[int, Any] | None = None
+        self._index = 0
+        self._next = 0.0
+
+    def set_table(self, spec: Any) -> None:
+        with self._lock:
+            self._spec = spec
+            self._version += 1
+
+    def open(self) -> None:
+        if self._render is None:
+            from vision.synth import render_scene
+
+            self._render = render_scene
+
+    def read(self) -> Any:
+        from vision.sources import Frame
+
+        delay = self._next - time.monotonic()
+        if delay > 0 and self.fps:
+            time.sleep(delay)
+        self._next = time.monotonic() + (1.0 / self.fps if self.fps else 0.0)
+        with self._lock:
+            spec, version = self._spec, self._version
+        if self._cache is None or self._cache[0] != version:
+            assert self._render is not None
+            image, _truth = self._render(spec, 500 + version)
+            self._cache = (version, image)
+        self._index += 1
+        return Frame(self._cache[1], self._index, time.monotonic(), self.name)
+
+    def close(self) -> None:
+        pass
+
+
+class VisionFeed:
+    """`ReadingFeed`: source → vision TableReader in `vision.sources.CameraWorker`; posts each new stable
+    reading and every status change. `annotate` draws the reading onto the preview frame."""
+
+    def __init__(self, source: Any, reader: Any, annotate: bool = True) -> None:
+        self.source = source
+        self.reader = reader
+        self.annotate = annotate
+        self._worker: Any = None
+        self._status = FeedStatus.OFF
+        self._text = "camera off"
+        self._last_key: Any = None
+        self._preview: Any = None
+        self._on_reading: Callable[[Any], None] | None = None
+        self._on_status: Callable[[FeedStatus, str], None] | None = None
+        self.readings_posted = 0
+
+    @property
+    def status(self) -> FeedStatus:
+        return self._status
+
+    @property
+    def status_text(self) -> str:
+        return self._text
+
+    def start(self, on_reading: Callable[[Any], None], on_status: Callable[[FeedStatus, str], None]) -> None:
+        from vision.sources import CameraWorker
+
+        self._on_reading, self._on_status = on_reading, on_status
+        self._last_key = None
+        self._worker = CameraWorker(self.source, self._process, on_update=self._update)
+        self._status, self._text = FeedStatus.STARTING, f"opening {getattr(self.source, 'name', 'camera')}"
+        on_status(self._status, self._text)
+        self._worker.start()
+
+    def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+        self._status, self._text = FeedStatus.OFF, "camera off"
+
+    def latest_preview(self) -> Any:
+        return self._preview
+
+    def _process(self, frame: Any) -> Any:
+        result = self.reader.read(frame.image, frame.index)
+        if self.annotate:
+            try:
+                from vision.annotate import annotate
+
+                self._preview = annotate(frame.image, result)
+            except Exception:  # a drawing problem must never stop the reading
+                self._preview = frame.image
+        else:
+            self._preview = frame.image
+        return result
+
+    def _update(self, update: Any) -> None:
+        status = _STATUS.get(getattr(update.status, "value", ""), FeedStatus.RUNNING)
+        text = str(update.message)
+        if (status, text) != (self._status, self._text):
+            self._status, self._text = status, text
+            if self._on_status is not None:
+                self._on_status(status, text)
+        result = update.result
+        if result is None or not update.fresh:
+            return
+        reading = result.reading
+        key = (tuple(sorted((k, tuple(sorted((c.value, n) for c, n in v.items())))
+                            for k, v in reading.knights.items())), tuple(sorted(reading.artefacts.items())))
+        if key != self._last_key and reading.tiles:
+            self._last_key = key
+            self.readings_posted += 1
+            if self._on_reading is not None:
+                self._on_reading(reading)

@@ -1,0 +1,1 @@
+"""Plain-Python presenters: all of the app's behaviour, driven by tests without a window."""

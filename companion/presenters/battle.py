@@ -1,0 +1,214 @@
+"""The battle wizard: the 9-step order of battle with both combat scores live. It prompts only the players the
+engine says can act; conflict cards are entered face-down, one player at a time, and revealed together; rolls
+come from the roller (worker thread, posted back through the UI clock), the screen or typed physical dice."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from companion.i18n import Translator
+from companion.presenters.base import Presenter
+from companion.services import (
+    BattleView,
+    EventLine,
+    GameSession,
+    Option,
+    OptionKind,
+    RefusedError,
+    Roller,
+    RollResult,
+    UiClock,
+    VerdictView,
+)
+from engine.colours import Colour
+
+BATTLE_STAGES: tuple[str, ...] = (
+    "Territory abilities",
+    "Draw up to five",
+    "Sceptres",
+    "Conflict cards",
+    "Support cards",
+    "Result",
+    "Orbs",
+    "Losses and retreat",
+    "Conquest abilities",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StageItem:
+    number: int
+    title: str
+    state: str  # "done" | "current" | "todo"
+
+
+class BattlePresenter(Presenter):
+    def __init__(
+        self,
+        session: GameSession,
+        roller: Roller,
+        clock: UiClock,
+        tr: Translator | None = None,
+        on_applied: Callable[[list[EventLine]], None] | None = None,
+        threaded_rolls: bool = True,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.roller = roller
+        self.clock = clock
+        self.tr = tr or Translator()
+        self.on_applied = on_applied
+        self.threaded_rolls = threaded_rolls
+        self.explanation: VerdictView | None = None
+        self.hidden: dict[Colour, Option] = {}  # conflict cards chosen face-down, not yet revealed
+        self.revealed: dict[Colour, Option] = {}
+        self.last_roll: RollResult | None = None
+        self.rolling = False
+        self.battle: BattleView | None = None
+        self._options: list[Option] = []
+        self.reload()
+
+    # ------------------------------------------------------------------------------------------ views
+
+    def reload(self) -> None:
+        self.battle = self.session.snapshot().battle
+        if self.battle is None:
+            self._options = []
+            self.hidden.clear()
+        else:
+            self._options = self.session.options()
+            if self.battle.stage != 4:
+                self.hidden.clear()
+        self.changed()
+
+    @property
+    def active(self) -> bool:
+        return self.battle is not None
+
+    def stages(self) -> list[StageItem]:
+        stage = self.battle.stage if self.battle else 0
+        return [
+            StageItem(i, self.tr(t), "done" if i < stage else "current" if i == stage else "todo")
+            for i, t in enumerate(BATTLE_STAGES, start=1)
+        ]
+
+    def prompted(self) -> Colour | None:
+        """The one player asked now (windows go player by player in rulebook order; the engine orders them)."""
+        if self.battle is None or not self.battle.waiting_for:
+            return None
+        if self.battle.stage == 4:
+            for c in self.battle.waiting_for:
+                if c not in self.hidden:
+                    return c
+            return None
+        return self.battle.waiting_for[0]
+
+    def options_for_prompted(self) -> list[Option]:
+        who = self.prompted()
+        if who is None:
+            return [o for o in self._options if o.actor is None]
+        return [o for o in self._options if o.actor is who]
+
+    def conflict_status(self) -> list[tuple[Colour, str]]:
+        """Per battling player: "?" (not chosen), "hidden" (face-down, here or already with the engine) or the
+        revealed card."""
+        b = self.battle
+        if b is None:
+            return []
+        out = []
+        for c, engine_side in ((b.attacker, b.attacker_card), (b.defender, b.defender_card)):
+            if engine_side == "?" and c in self.hidden:
+                out.append((c, "hidden"))
+            else:
+                out.append((c, engine_side))
+        return out
+
+    # ----------------------------------------------------------------------------------------- input
+
+    def tap(self, option: Option) -> list[EventLine]:
+        if not option.enabled:
+            self.explanation = option.verdict
+            self.changed()
+            return []
+        self.explanation = None
+        if option.kind is OptionKind.CONFLICT and option.actor is not None:
+            return self._choose_conflict(option.actor, option)
+        if option.kind is OptionKind.ROLL:
+            self.roll(option)
+            return []
+        return self._apply([option])
+
+    def _choose_conflict(self, who: Colour, option: Option) -> list[EventLine]:
+        self.hidden[who] = option
+        assert self.battle is not None
+        waiting = [c for c in self.battle.waiting_for if c not in self.hidden]
+        if waiting:
+            self.changed()  # the next player enters theirs; nothing shown
+            return []
+        # Everyone has chosen: reveal together (attacker first, as the engine expects them in that order).
+        chosen = sorted(self.hidden.items(), key=lambda kv: 0 if kv[0] is self.battle.attacker else 1)  # type: ignore[union-attr]
+        self.revealed = dict(chosen)
+        self.hidden.clear()
+        return self._apply([o for _c, o in chosen])
+
+    def take_back_conflict(self, who: Colour) -> None:
+        """A player changes their mind before the reveal."""
+        self.hidden.pop(who, None)
+        self.changed()
+
+    def roll(self, option: Option) -> None:
+        """Roll with the roller off the UI thread; the result is applied back on the UI thread."""
+        n = max(1, option.value or 1)
+        self.rolling = True
+        self.changed()
+
+        def work() -> None:
+            try:
+                result = self.roller.roll(n)
+            except Exception as exc:  # a dead roller must never kill the battle: fall back to the screen
+                result = _screen_roll(n, note=f"screen (roller failed: {exc})")
+            self.clock.schedule_once(lambda _dt: self._rolled(option, result), 0)
+
+        if self.threaded_rolls:
+            threading.Thread(target=work, name="battle-roll", daemon=True).start()
+        else:
+            work()
+
+    def enter_roll(self, option: Option, values: tuple[int, ...]) -> list[EventLine]:
+        """Physical dice typed in by the players."""
+        if not values or any(v < 1 or v > 6 for v in values):
+            self.explanation = VerdictView(False, self.tr("A die shows 1 to 6."), "")
+            self.changed()
+            return []
+        return self._rolled(option, RollResult(values, "typed"))
+
+    def _rolled(self, option: Option, result: RollResult) -> list[EventLine]:
+        self.rolling = False
+        self.last_roll = result
+        action = self.session.complete(option, result.values, result.source)
+        return self._apply_actions([action])
+
+    def _apply(self, options: list[Option]) -> list[EventLine]:
+        return self._apply_actions([o.action for o in options])
+
+    def _apply_actions(self, actions: list[object]) -> list[EventLine]:
+        events: list[EventLine] = []
+        try:
+            for a in actions:
+                events.extend(self.session.apply(a))
+        except RefusedError as exc:
+            self.explanation = exc.verdict
+        self.reload()
+        if self.battle is None or self.battle.stage < 4:
+            self.revealed = {}  # the cards stay shown as reference until the battle ends
+        if self.on_applied is not None and events:
+            self.on_applied(events)
+        return events
+
+
+def _screen_roll(n: int, note: str = "screen") -> RollResult:
+    import secrets
+
+    return RollResult(tuple(secrets.randbelow(6) + 1 for _ in range(n)), note)

@@ -1,0 +1,208 @@
+"""New game: 2–6 players with names and colours (castles), optional rules, the map source, artefacts, starting
+knights checked against the camera, and the first player drawn. Produces a `NewGameConfig` that the
+`GameFactory` turns into an engine session."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Protocol
+
+from companion.presenters.base import Presenter
+from companion.services import GameSession
+from engine.colours import Colour
+
+
+class MapSource(Enum):
+    DEFAULT = "default"  # the layout for the player count, territories shuffled per value
+    CAMERA = "camera"  # read from the table
+    SAVED = "saved"  # a saved custom layout
+
+
+class ArtefactSource(Enum):
+    DEAL = "deal"  # the app deals at random (players take the cards it names)
+    SCAN = "scan"  # the camera reads the cards dealt physically
+    PICK = "pick"  # typed in by hand
+
+
+VARIANTS: tuple[str, ...] = ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
+DEFAULT_NAMES: dict[Colour, str] = {c: c.value.capitalize() for c in Colour}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSetup:
+    colour: Colour
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewGameConfig:
+    players: tuple[PlayerSetup, ...]
+    variants: frozenset[str] = frozenset()
+    map_source: MapSource = MapSource.DEFAULT
+    saved_map: str | None = None
+    artefacts: ArtefactSource = ArtefactSource.DEAL
+    first: Colour | None = None
+    seed: int = 0
+    teams: tuple[tuple[Colour, ...], ...] = ()
+    picked_artefacts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "players": [{"colour": p.colour.value, "name": p.name} for p in self.players],
+            "variants": sorted(self.variants),
+            "map_source": self.map_source.value,
+            "saved_map": self.saved_map,
+            "artefacts": self.artefacts.value,
+            "first": self.first.value if self.first else None,
+            "seed": self.seed,
+            "teams": [[c.value for c in t] for t in self.teams],
+            "picked_artefacts": {k: list(v) for k, v in self.picked_artefacts.items()},
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, object]) -> NewGameConfig:
+        players = tuple(PlayerSetup(Colour(p["colour"]), str(p["name"])) for p in obj["players"])  # type: ignore[attr-defined, index]
+        first = obj.get("first")
+        return cls(
+            players=players,
+            variants=frozenset(obj.get("variants", [])),  # type: ignore[arg-type]
+            map_source=MapSource(obj.get("map_source", "default")),
+            saved_map=obj.get("saved_map"),  # type: ignore[arg-type]
+            artefacts=ArtefactSource(obj.get("artefacts", "deal")),
+            first=Colour(first) if first else None,
+            seed=int(obj.get("seed", 0)),  # type: ignore[call-overload]
+            teams=tuple(tuple(Colour(c) for c in t) for t in obj.get("teams", [])),  # type: ignore[attr-defined]
+            picked_artefacts={k: tuple(v) for k, v in obj.get("picked_artefacts", {}).items()},  # type: ignore[attr-defined]
+        )
+
+
+class GameFactory(Protocol):
+    def new_session(self, config: NewGameConfig) -> GameSession: ...
+
+    def resume(self, game_id: int) -> GameSession: ...
+
+
+class NewGamePresenter(Presenter):
+    def __init__(self, rng: random.Random | None = None) -> None:
+        super().__init__()
+        self.rng = rng or random.Random()
+        self.players: list[PlayerSetup] = [
+            PlayerSetup(Colour.RED, "Red"),
+            PlayerSetup(Colour.BLUE, "Blue"),
+            PlayerSetup(Colour.YELLOW, "Yellow"),
+        ]
+        self.variants: set[str] = set()
+        self.map_source = MapSource.DEFAULT
+        self.artefacts = ArtefactSource.DEAL
+        self.first: Colour | None = None
+        self.problems: list[str] = []
+
+    # ------------------------------------------------------------------------------------------ players
+
+    def free_colours(self) -> list[Colour]:
+        used = {p.colour for p in self.players}
+        return [c for c in Colour if c not in used]
+
+    def add_player(self) -> None:
+        free = self.free_colours()
+        if len(self.players) >= 6 or not free:
+            return
+        self.players.append(PlayerSetup(free[0], DEFAULT_NAMES[free[0]]))
+        self._validate()
+
+    def remove_player(self, colour: Colour) -> None:
+        if len(self.players) <= 2:
+            return
+        self.players = [p for p in self.players if p.colour is not colour]
+        if self.first is colour:
+            self.first = None
+        self._validate()
+
+    def rename(self, colour: Colour, name: str) -> None:
+        self.players = [
+            replace(p, name=name.strip()[:16] or DEFAULT_NAMES[colour]) if p.colour is colour else p
+            for p in self.players
+        ]
+        self._validate()
+
+    def cycle_colour(self, colour: Colour) -> None:
+        """Tap a player's colour to take the next free castle (no keyboard needed)."""
+        free = self.free_colours()
+        if not free:
+            return
+        order = list(Colour)
+        nxt = next((c for c in order[order.index(colour) + 1 :] + order if c in free), free[0])
+        self.players = [
+            replace(p, colour=nxt, name=DEFAULT_NAMES[nxt] if p.name == DEFAULT_NAMES[colour] else p.name)
+            if p.colour is colour
+            else p
+            for p in self.players
+        ]
+        if self.first is colour:
+            self.first = nxt
+        self._validate()
+
+    def toggle_variant(self, name: str) -> None:
+        if name not in VARIANTS:
+            raise ValueError(f"unknown optional rule {name!r}")
+        self.variants ^= {name}
+        self._validate()
+
+    def set_map_source(self, source: MapSource) -> None:
+        self.map_source = source
+        self._validate()
+
+    def set_artefacts(self, source: ArtefactSource) -> None:
+        self.artefacts = source
+        self.changed()
+
+    def draw_first_player(self) -> Colour:
+        self.first = self.rng.choice([p.colour for p in self.players])
+        self.changed()
+        return self.first
+
+    # ---------------------------------------------------------------------------------------- validation
+
+    def _validate(self) -> None:
+        """Table-level checks only (counts, names); the rules of the variants are the engine's to refuse."""
+        problems = []
+        n = len(self.players)
+        if "allegiance" in self.variants and n not in (4, 6):
+            problems.append("Allegiance needs 4 or 6 players.")
+        if "allegiance" in self.variants and "castle_siege" in self.variants:
+            problems.append("Allegiance cannot be played with castle siege.")
+        names = [p.name.lower() for p in self.players]
+        if len(set(names)) != len(names):
+            problems.append("Two players have the same name.")
+        self.problems = problems
+        self.changed()
+
+    @property
+    def ready(self) -> bool:
+        return not self.problems and 2 <= len(self.players) <= 6
+
+    def teams(self) -> tuple[tuple[Colour, ...], ...]:
+        """Seats alternate for allegiance: teammates sit opposite (pairs) or every other seat (triples)."""
+        if "allegiance" not in self.variants:
+            return ()
+        cols = [p.colour for p in self.players]
+        n = len(cols)
+        size = 3 if n == 6 and "teams_of_three" in self.variants else 2
+        groups = n // size
+        return tuple(tuple(cols[i::groups]) for i in range(groups))
+
+    def config(self) -> NewGameConfig:
+        if not self.ready:
+            raise ValueError("; ".join(self.problems) or "need 2 to 6 players")
+        first = self.first or self.draw_first_player()
+        return NewGameConfig(
+            players=tuple(self.players),
+            variants=frozenset(self.variants),
+            map_source=self.map_source,
+            artefacts=self.artefacts,
+            first=first,
+            seed=self.rng.randrange(2**31),
+            teams=self.teams(),
+        )

@@ -1,0 +1,194 @@
+"""The table screen: the map, every score against the target, whose turn and which step, the artefacts, and the
+camera's last inferred move waiting for a one-tap confirm — or a discrepancy shown on the map itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from companion.i18n import Translator
+from companion.presenters.base import Presenter
+from companion.services import (
+    Discrepancy,
+    EventLine,
+    GameSession,
+    Proposal,
+    RefusedError,
+    TableSnapshot,
+    UiClock,
+    VerdictView,
+)
+
+TURN_STEPS: tuple[str, ...] = (  # translated where shown
+    "Place three knights",
+    "Play resources",
+    "Use crowns",
+    "Redistribute",
+    "Advance",
+    "Battle",
+    "Play resources",
+    "Use crowns",
+    "Restore artefacts",
+)
+
+
+class PendingState(Enum):
+    NONE = "none"
+    PROPOSAL = "proposal"  # a move inferred by the camera, waiting for a tap
+    DISCREPANCY = "discrepancy"  # the table and the game disagree
+    WAITING_FOR_TABLE = "waiting_for_table"  # "fix the table" chosen: the next stable reading decides
+    CAMERA_IGNORED = "camera_ignored"  # "the camera is wrong": readings ignored until the table changes
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    colour: Any
+    name: str
+    score: int
+    target: int
+    current: bool
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.score / self.target) if self.target else 0.0
+
+
+class TablePresenter(Presenter):
+    def __init__(
+        self,
+        session: GameSession,
+        clock: UiClock,
+        tr: Translator | None = None,
+        auto_confirm: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.clock = clock
+        self.tr = tr or Translator()
+        self.auto_confirm = auto_confirm  # seconds before a proposal confirms itself (demo); None = never
+        self.pending = PendingState.NONE
+        self.proposal: Proposal | None = None
+        self.last_events: list[EventLine] = []
+        self.message: VerdictView | None = None
+        self.snapshot: TableSnapshot = session.snapshot()
+        self._ignored_frame: int | None = None
+        self._proposal_serial = 0
+        self.on_game_over: Callable[[], None] | None = None
+
+    # ------------------------------------------------------------------------------------------ views
+
+    def refresh(self) -> None:
+        self.snapshot = self.session.snapshot()
+        self.changed()
+        if self.snapshot.winner and self.on_game_over is not None:
+            self.on_game_over()
+
+    def scores(self) -> list[ScoreLine]:
+        s = self.snapshot
+        return [ScoreLine(p.colour, p.name, p.score, s.target, p.colour is s.current) for p in s.players]
+
+    def turn_text(self) -> str:
+        s = self.snapshot
+        if s.winner:
+            names = ", ".join(s.player(c).name for c in s.winner)
+            return self.tr("Winner: {names}").format(names=names)
+        if s.current is None:
+            return ""
+        name = s.player(s.current).name
+        if 1 <= s.step <= len(TURN_STEPS):
+            return self.tr("{name} · step {n}: {step}").format(
+                name=name, n=s.step, step=self.tr(TURN_STEPS[s.step - 1])
+            )
+        return name
+
+    def highlighted_tiles(self) -> dict[str, str]:
+        """tile id -> "proposal" | "discrepancy" | "battle", for the map to draw rings."""
+        marks: dict[str, str] = {}
+        if self.snapshot.battle is not None:
+            marks[self.snapshot.battle.territory] = "battle"
+        if self.proposal is not None:
+            for opt in self.proposal.options:
+                if opt.target:
+                    marks[opt.target] = "proposal"
+            for d in self.proposal.discrepancies:
+                marks[d.location] = "discrepancy"
+        return marks
+
+    def discrepancies(self) -> tuple[Discrepancy, ...]:
+        return self.proposal.discrepancies if self.proposal is not None else ()
+
+    def proposal_text(self) -> str:
+        if self.proposal is None:
+            return ""
+        if self.proposal.is_discrepancy:
+            return " · ".join(d.sentence for d in self.proposal.discrepancies)
+        return " + ".join(o.label for o in self.proposal.options)
+
+    # ------------------------------------------------------------------------------------ camera flow
+
+    def on_reading(self, reading: Any) -> None:
+        """A new stable reading from the feed (already on the UI thread)."""
+        frame = int(getattr(reading, "frame_index", 0))
+        if self.pending is PendingState.CAMERA_IGNORED and self._ignored_frame is not None:
+            proposal = self.session.propose(reading)
+            if proposal.is_discrepancy:
+                return  # the same disagreement the players dismissed; wait for the table to change
+            self._ignored_frame = None
+        else:
+            proposal = self.session.propose(reading)
+        if not proposal.options and not proposal.discrepancies:
+            if self.pending in (PendingState.DISCREPANCY, PendingState.WAITING_FOR_TABLE):
+                self._clear()  # the table was fixed: it matches the game again
+            return
+        self.proposal = proposal
+        self.pending = PendingState.DISCREPANCY if proposal.is_discrepancy else PendingState.PROPOSAL
+        self._ignored_frame = frame if proposal.is_discrepancy else None
+        self._proposal_serial += 1
+        if self.pending is PendingState.PROPOSAL and self.auto_confirm is not None:
+            serial = self._proposal_serial
+            self.clock.schedule_once(lambda _dt: self._auto(serial), self.auto_confirm)
+        self.changed()
+
+    def _auto(self, serial: int) -> None:
+        if serial == self._proposal_serial and self.pending is PendingState.PROPOSAL:
+            self.confirm()
+
+    def confirm(self) -> list[EventLine]:
+        """The one tap: apply the inferred move (stored before it is shown)."""
+        if self.proposal is None or self.pending is not PendingState.PROPOSAL:
+            return []
+        events: list[EventLine] = []
+        try:
+            for opt in self.proposal.options:
+                events.extend(self.session.apply(opt.action))
+        except RefusedError as exc:
+            self.message = exc.verdict
+        self.last_events = events
+        self._clear()
+        self.refresh()
+        return events
+
+    def dismiss_proposal(self) -> None:
+        """The inferred move is wrong (someone is still moving): ignore it until the next stable reading."""
+        self._clear()
+        self.changed()
+
+    def fix_table(self) -> None:
+        """Players will put the table back as the game expects; the next matching reading clears the alert."""
+        if self.pending is PendingState.DISCREPANCY:
+            self.pending = PendingState.WAITING_FOR_TABLE
+            self.changed()
+
+    def camera_wrong(self) -> None:
+        """The game is right and the camera misread: stop showing this disagreement until the table changes."""
+        if self.pending in (PendingState.DISCREPANCY, PendingState.WAITING_FOR_TABLE):
+            self.proposal = None
+            self.pending = PendingState.CAMERA_IGNORED
+            self.changed()
+
+    def _clear(self) -> None:
+        self.proposal = None
+        self.pending = PendingState.NONE
+        self._proposal_serial += 1

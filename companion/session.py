@@ -1,0 +1,613 @@
+"""The real `GameSession`: the engine behind the app's boundary, with every applied action stored first.
+
+Legality is never decided here: options come from `engine.rules.legal_actions`, greyed options are ordinary
+candidate actions the engine refuses (`engine.rules.check` gives the sentence and citation), and camera readings
+go through `engine.reconcile`. This module only translates engine values into the app's views and words.
+
+Resume (R90): a game is stored as its engine config plus every applied action; reopening replays the actions
+through `engine.rules.apply` (chance is an input, so the replay is exact) and compares each resulting state with
+the one stored beside the action when the engine can serialise states.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from companion.describe import Describer
+from companion.errors import StorageError
+from companion.i18n import Translator
+from companion.presenters.newgame import MapSource, NewGameConfig
+from companion.services import (
+    ArtefactView,
+    BattleView,
+    Discrepancy,
+    EventLine,
+    Option,
+    OptionKind,
+    PlayerView,
+    Proposal,
+    RefusedError,
+    Storage,
+    TableSnapshot,
+    TileView,
+    VerdictView,
+)
+from engine.colours import Colour
+
+STEP_OF: dict[str, int] = {"prepare": 2, "advance": 5, "battle": 6, "follow_up": 7, "game_over": 9}
+STAGE_OF: dict[str, int] = {
+    "arena": 1,
+    "draw": 2,
+    "sceptre_window": 3,
+    "sceptres": 3,
+    "conflict": 4,
+    "reveal": 4,
+    "support": 5,
+    "result": 6,
+    "mayhem": 6,
+    "orb_window": 7,
+    "orbs": 7,
+    "losses": 8,
+    "conquest": 9,
+    "end": 9,
+}
+KIND_OF: dict[str, OptionKind] = {
+    "play_call_to_arms": OptionKind.RESOURCE,
+    "play_tactical_advance": OptionKind.RESOURCE,
+    "play_fracture": OptionKind.FRACTURE,
+    "pass_fracture": OptionKind.PASS,
+    "declare_authority": OptionKind.SIMPLE,
+    "use_crown": OptionKind.CROWN,
+    "redistribute": OptionKind.REDISTRIBUTE,
+    "advance": OptionKind.ADVANCE,
+    "skip_advance": OptionKind.END_STEP,
+    "end_turn": OptionKind.END_STEP,
+    "roll_dice": OptionKind.ROLL,
+    "equalise": OptionKind.SCEPTRE,
+    "discard_random": OptionKind.ABILITY,
+    "play_conflict": OptionKind.CONFLICT,
+    "play_support": OptionKind.SUPPORT,
+    "discard_card": OptionKind.ABILITY,
+    "arrange_top": OptionKind.CROWN,
+    "return_card": OptionKind.CROWN,
+    "destroy_artefact": OptionKind.CROWN,
+    "prosperity_choice": OptionKind.CROWN,
+}
+MAX_OPTIONS_PER_KIND = 60
+
+
+def _rules() -> Any:
+    return importlib.import_module("engine.rules")
+
+
+def _verdict_view(v: Any, facts: tuple[str, ...] = ()) -> VerdictView:
+    return VerdictView(bool(v.ok), str(v.sentence), str(v.citation), getattr(v.reason, "value", ""), facts)
+
+
+class EngineSession:
+    """One game: engine states (index i = after i actions), the actions, their words, and the store."""
+
+    def __init__(
+        self, initial: Any, storage: Storage, game_id: int, tr: Translator | None = None, board: Any = None
+    ) -> None:
+        self.storage = storage
+        self.game_id = game_id
+        self.tr = tr or Translator()
+        self.board = board if board is not None else getattr(initial.config, "board", None)
+        self.states: list[Any] = [initial]
+        self.actions: list[Any] = []
+        self.lines: list[EventLine] = []
+        self.describe = Describer(
+            initial.data,
+            {p.colour: (p.name or p.colour.value.capitalize()) for p in initial.config.players},
+            self.tr,
+        )
+
+    # ------------------------------------------------------------------------------------ construction
+
+    @classmethod
+    def create(
+        cls,
+        config: NewGameConfig,
+        storage: Storage,
+        tr: Translator | None = None,
+        catalogue: Any = None,
+        board: Any = None,
+        knowledge: str = "table",
+        artefacts: Mapping[Colour, tuple[str, ...]] | None = None,
+    ) -> EngineSession:
+        from engine.catalogue import load_default_catalogue
+        from engine.maps import default_board
+        from engine.setup import GameConfig, PlayerConfig, Variant, new_game
+        from engine.state import Knowledge
+
+        cat = catalogue or load_default_catalogue()
+        n = len(config.players)
+        if board is None:
+            if config.map_source is MapSource.CAMERA:
+                raise ValueError("read the map from the camera first (no board given)")
+            board = default_board(n, cat, random.Random(f"{config.seed}/map"))
+        variant = Variant(
+            allegiance=tuple(config.teams) if "allegiance" in config.variants else (),
+            castle_siege="castle_siege" in config.variants,
+            cut_throat="cut_throat" in config.variants,
+            skirmish="skirmish" in config.variants,
+            mayhem="mayhem" in config.variants,
+        )
+        engine_config = GameConfig(
+            players=tuple(PlayerConfig(p.colour, p.name) for p in config.players),
+            variant=variant,
+            knowledge=Knowledge(knowledge),
+            seed=config.seed,
+            board=board,
+            catalogue=cat,
+            first_player=config.first,
+            artefacts=artefacts,
+        )
+        state = new_game(engine_config)
+        doc = {"app": config.to_json(), "engine": engine_config.to_json()}
+        game_id = storage.create_game(doc, _state_json(state))
+        return cls(state, storage, game_id, tr, board)
+
+    @classmethod
+    def resume(cls, storage: Storage, game_id: int, tr: Translator | None = None) -> EngineSession:
+        from engine.actions import Action
+        from engine.setup import GameConfig, new_game
+
+        saved = storage.load(game_id)
+        engine_config = GameConfig.from_json(saved.config["engine"])
+        session = cls(new_game(engine_config), storage, game_id, tr, engine_config.board)
+        rules = _rules()
+        for rec in saved.records:
+            action = Action.from_json(dict(rec.action))
+            state, _events = rules.apply(session.states[-1], action)
+            stored = rec.state
+            if stored and _state_json(state) not in ({}, stored):
+                raise StorageError(
+                    f"game {game_id}: move #{rec.seq + 1} replays to a different state than the "
+                    "one saved (was the engine updated?)"
+                )
+            session.states.append(state)
+            session.actions.append(action)
+            session.lines.append(EventLine(rec.seq, rec.words, getattr(action, "player", None), state.turn))
+        return session
+
+    # ------------------------------------------------------------------------------------------- state
+
+    @property
+    def state(self) -> Any:
+        return self.states[-1]
+
+    def snapshot(self) -> TableSnapshot:
+        s = self.state
+        data = s.data
+        tiles: list[TileView] = []
+        board = self.board
+        hexes: Mapping[Any, str] = board.tiles if board is not None else {}
+        battle = s.battle
+        for h, tid in hexes.items():
+            knights = dict(s.knights_at(tid)) if (tid in data.territories or tid in data.castle_owner) else {}
+            if tid in data.territories:
+                spec = data.territories[tid]
+                ctrl = s.controller(tid)
+                tiles.append(
+                    TileView(
+                        tid,
+                        spec.name,
+                        h.q,
+                        h.r,
+                        "territory",
+                        spec.value,
+                        data.capacity.get(tid, spec.capacity),
+                        spec.kind.value,
+                        ctrl,
+                        knights,
+                        supplied=ctrl is None or s.has_supply(ctrl, tid),
+                        in_dispute=battle is not None and battle.territory == tid,
+                    )
+                )
+            elif tid in data.castle_owner:
+                owner = data.castle_owner[tid]
+                tiles.append(
+                    TileView(
+                        tid, data.catalogue.castle(tid).name, h.q, h.r, "castle", owner=owner, knights=knights
+                    )
+                )
+            elif tid in data.catalogue:
+                kind = "lake" if tid.startswith("L") else "territory"
+                name = data.catalogue.get(tid).name
+                if kind == "lake":
+                    tiles.append(TileView(tid, name, h.q, h.r, "lake"))
+        players = []
+        team_of = {c: i for i, team in enumerate(s.config.variant.allegiance) for c in team}
+        for c in s.order:
+            p = s.players[c]
+            arts = []
+            for a in p.artefacts:
+                spec = data.artefacts.get(a.id)
+                arts.append(
+                    ArtefactView(
+                        a.id,
+                        spec.name if spec else a.id,
+                        spec.type.value if spec else "crown",
+                        a.face_up,
+                        a.destroyed_on == s.turn,
+                    )
+                )
+            players.append(
+                PlayerView(
+                    c,
+                    self.describe.name(c),
+                    s.score(c),
+                    p.castle,
+                    max(0, data.dice_per_player - s.dice_in_use(c)),
+                    p.hand_size,
+                    tuple(arts),
+                    team_of.get(c),
+                )
+            )
+        return TableSnapshot(
+            tiles=tuple(tiles),
+            players=tuple(players),
+            current=s.current,
+            step=self._step(s),
+            turn=s.turn,
+            target=self._target(s),
+            battle=self._battle(s),
+            winner=tuple(s.winner or ()),
+            index=len(self.actions),
+        )
+
+    def _step(self, s: Any) -> int:
+        step = s.step.value
+        if step == "prepare" and s.crown_used:
+            return 4
+        return STEP_OF.get(step, 0)
+
+    def _target(self, s: Any) -> int:
+        v = s.config.variant
+        if v.allegiance:
+            return int(v.team_target(len(v.allegiance[0])))
+        return int(v.target)
+
+    def _battle(self, s: Any) -> BattleView | None:
+        b = s.battle
+        if b is None:
+            return None
+        a, d = s.combat_scores()
+        spec = s.data.territories.get(b.territory)
+        name = spec.name if spec is not None else self.describe.place(b.territory)
+        notes = []
+        if spec is not None:
+            kind = spec.kind.value
+            if kind == "grasslands":
+                notes.append(self.tr("Grasslands: attacker +1"))
+            elif kind in ("fort", "city", "fortress"):
+                notes.append(self.tr("{name}: defender +1").format(name=self.tr(kind.capitalize())))
+            elif kind == "arena":
+                notes.append(self.tr("Arena: both roll a die"))
+        blocked = spec is not None and spec.kind.value == "mountains"
+        result = ""
+        if b.winner is not None:
+            result = self.tr("{name} wins by {n}").format(name=self.describe.name(b.winner), n=b.margin)
+        stage = STAGE_OF.get(b.stage.value, 1)
+        head = s.pending[0] if s.pending else None
+        if head is not None:  # what the battle waits for says where it is better than the next stage
+            need, tag = head.need.value, head.tag
+            stage = {"conflict": 4, "support": 5, "equalise": 3, "random_discard": 3}.get(need, stage)
+            if need == "dice":
+                stage = {"arena": 1, "ambush": 4, "mayhem": 6}.get(tag, stage)
+            elif need == "fracture":
+                stage = 7 if "orb" in tag else 3 if "sceptre" in tag else stage
+
+        def card(played: bool, card_id: str | None, value: int) -> str:
+            if not played:
+                return "?"
+            if not b.revealed:
+                return "hidden"
+            return f"{self.describe.card(card_id)} = {value}" if card_id else f"{self.tr('no card')} = 0"
+
+        return BattleView(
+            b.territory, name, b.attacker, b.defender, a, d, stage, tuple(s.actors()), blocked, tuple(notes),
+            result,
+            card(b.attacker_played, b.attacker_conflict, b.attacker_conflict_value),
+            card(b.defender_played, b.defender_conflict, b.defender_conflict_value),
+        )
+
+    # ----------------------------------------------------------------------------------------- options
+
+    def options(self) -> list[Option]:
+        s = self.state
+        if s.winner is not None:
+            return []
+        rules = _rules()
+        legal = list(rules.legal_actions(s))
+        out: list[Option] = []
+        per_kind: dict[str, int] = {}
+        seen_labels: set[tuple[str, str, str]] = set()
+        for a in legal:
+            if a.TYPE == "roll_dice":  # dice are an input: one ROLL option below, filled by the roller
+                continue
+            opt = self._option(a, True, None)
+            key = (a.TYPE, str(a.player.value), opt.label)
+            if key in seen_labels:  # identical cards (two "+1 support") are one button
+                continue
+            seen_labels.add(key)
+            per_kind[a.TYPE] = per_kind.get(a.TYPE, 0) + 1
+            if per_kind[a.TYPE] <= MAX_OPTIONS_PER_KIND:
+                out.append(opt)
+        head = s.pending[0] if s.pending else None
+        if head is not None and head.need.value == "dice":
+            out.append(
+                Option(
+                    "roll",
+                    self.tr("Roll {n} dice for {what}").format(n=head.n, what=self.tr(head.tag)),
+                    OptionKind.ROLL,
+                    head.actor,
+                    True,
+                    VerdictView(True, ""),
+                    None,
+                    step=STAGE_OF.get(s.battle.stage.value, 1) if s.battle else 0,
+                    value=head.n,
+                )
+            )
+        legal_types = {a.TYPE for a in legal}
+        advance_targets = {a.target for a in legal if a.TYPE == "advance"}
+        for cand in self._candidates(s):
+            if cand.TYPE in legal_types and not (
+                cand.TYPE == "advance" and cand.target not in advance_targets
+            ):
+                continue
+            v = rules.check(s, cand)
+            if not v.ok:
+                out.append(self._option(cand, False, v))
+        return out
+
+    def _candidates(self, s: Any, always: bool = False) -> list[Any]:
+        """The usual things a player might try now, so the engine can say why each one is refused. During a
+        battle or a pending decision only the referee asks (`always`)."""
+        from engine import actions as A
+
+        if (s.battle is not None or s.pending) and not always:
+            return []
+        me = s.current
+        cands: list[Any] = [
+            A.PlayCallToArms(me),
+            A.PlayTacticalAdvance(me),
+            A.UseCrown(me),
+            A.SkipAdvance(me),
+            A.EndTurn(me),
+        ]
+        castle = max(1, s.players[me].castle)
+        for tid in s.data.territories:
+            if s.controller(tid) is not me:
+                cands.append(A.Advance(me, tid, min(castle, s.data.capacity.get(tid, 6))))
+        return cands
+
+    def _option(self, a: Any, enabled: bool, verdict: Any) -> Option:
+        kind = KIND_OF.get(a.TYPE, OptionKind.SIMPLE)
+        target = getattr(a, "target", None)
+        if isinstance(target, str) and kind is OptionKind.ADVANCE:
+            tgt: str | None = target
+        elif kind is OptionKind.FRACTURE:
+            tgt = target
+        else:
+            tgt = None
+        value = getattr(a, "knights", None)
+        if kind is OptionKind.CONFLICT:
+            value = self.describe.card_value(getattr(a, "card", None))
+        v = VerdictView(True, self.tr("Allowed.")) if enabled else _verdict_view(verdict, self.facts(a))
+        step = STAGE_OF.get(self.state.battle.stage.value, 1) if self.state.battle else self._step(self.state)
+        return Option(
+            key=repr(a),
+            label=self.describe.option(a),
+            kind=kind,
+            actor=a.player,
+            enabled=enabled,
+            verdict=v,
+            action=a,
+            step=step,
+            value=value,
+            target=tgt,
+            target_name=self.describe.place(tgt)
+            if kind is OptionKind.ADVANCE and tgt
+            else (self.describe.artefact(tgt) if tgt else ""),
+        )
+
+    def facts(self, a: Any) -> tuple[str, ...]:
+        """The state facts a verdict rests on, in words."""
+        s = self.state
+        d = self.describe
+        out = [self.tr("{name}'s turn, turn {n}").format(name=d.name(s.current), n=s.turn)]
+        me = a.player
+        out.append(
+            self.tr("{name} has {n} knights in the castle").format(name=d.name(me), n=s.players[me].castle)
+        )
+        target = getattr(a, "target", None)
+        if isinstance(target, str) and target in s.data.territories:
+            ctrl = s.controller(target)
+            k = sum(s.knights_at(target).values())
+            holder = d.name(ctrl) if ctrl is not None else self.tr("nobody")
+            out.append(
+                self.tr("{place}: held by {who} with {n} knights (capacity {cap})").format(
+                    place=d.place(target), who=holder, n=k, cap=s.data.capacity.get(target, 6)
+                )
+            )
+            near = [t for t in s.data.reach.get(target, frozenset()) if s.controller(t) is me]
+            if near:
+                sup = [t for t in near if s.has_supply(me, t)]
+                out.append(
+                    self.tr("{name}'s territories next to it: {tiles}; with supply: {sup}").format(
+                        name=d.name(me),
+                        tiles=", ".join(d.place(t) for t in near),
+                        sup=", ".join(d.place(t) for t in sup) or self.tr("none"),
+                    )
+                )
+            elif s.data.castle_of.get(me) in s.data.reach.get(
+                target, frozenset()
+            ) or target in s.data.reach.get(s.data.castle_of.get(me, ""), frozenset()):
+                out.append(self.tr("It borders {name}'s castle").format(name=d.name(me)))
+            else:
+                out.append(self.tr("{name} holds nothing next to it").format(name=d.name(me)))
+        if s.crown_used:
+            out.append(self.tr("The crown was already used this turn"))
+        return tuple(out)
+
+    def check(self, action: Any) -> VerdictView:
+        v = _rules().check(self.state, action)
+        return _verdict_view(v, self.facts(action))
+
+    def complete(self, option: Option, values: tuple[int, ...], source: str) -> Any:
+        from engine.actions import RollDice
+        from engine.state import DiceSource
+
+        kind = source.split(maxsplit=1)[0].split("#", maxsplit=1)[0].lower()
+        src = {
+            "device": DiceSource.DEVICE,
+            "screen": DiceSource.SCREEN,
+            "typed": DiceSource.TYPED,
+            "camera": DiceSource.CAMERA,
+        }.get(kind, DiceSource.SIMULATION)
+        who = option.actor if option.actor is not None else self.state.current
+        return RollDice(who, tuple(values), src)
+
+    # --------------------------------------------------------------------------------------- applying
+
+    def apply(self, action: Any) -> list[EventLine]:
+        rules = _rules()
+        s = self.state
+        v = rules.check(s, action)
+        if not v.ok:
+            raise RefusedError(_verdict_view(v, self.facts(action)))
+        new_state, events = rules.apply(s, action)
+        words = self.describe.action(action, events, s)
+        seq = len(self.actions)
+        # Durable first: the screen never shows a move the database does not have (R90).
+        self.storage.append(self.game_id, seq, action.to_json(), words, _state_json(new_state))
+        self.states.append(new_state)
+        self.actions.append(action)
+        line = EventLine(seq, words, action.player, new_state.turn)
+        self.lines.append(line)
+        return [line]
+
+    def history(self) -> list[EventLine]:
+        return list(self.lines)
+
+    def undo(self) -> None:
+        if self.actions:
+            self.rewind_to(len(self.actions) - 1)
+
+    def rewind_to(self, index: int) -> None:
+        """Keep the first `index` actions."""
+        index = max(0, min(index, len(self.actions)))
+        self.storage.truncate(self.game_id, index)
+        del self.states[index + 1 :]
+        del self.actions[index:]
+        del self.lines[index:]
+
+    # ----------------------------------------------------------------------------------------- referee
+
+    def referee_topics(self) -> list[Option]:
+        """Everything possible now, and the usual questions ("may I use my crown now?") with the engine's
+        answer, refused ones first: those are what people argue about."""
+        opts = self.options()
+        have = {o.key for o in opts}
+        s = self.state
+        if s.winner is None and (s.battle is not None or s.pending):
+            rules = _rules()
+            for cand in self._candidates(s, always=True):
+                if repr(cand) in have:
+                    continue
+                v = rules.check(s, cand)
+                opts.append(self._option(cand, bool(v.ok), None if v.ok else v))
+        opts.sort(key=lambda o: (o.enabled, o.kind.value))
+        return opts
+
+    # ------------------------------------------------------------------------------------------ camera
+
+    def propose(self, reading: Any) -> Proposal:
+        reconcile = importlib.import_module("engine.reconcile").reconcile
+        rec = reconcile(self.state, reading)
+        if rec.discrepancies and not rec.actions and reading.artefacts:
+            rec = self._reconcile_knights_first(reconcile, reading, rec)
+        frame = int(getattr(reading, "frame_index", 0))
+        discs = tuple(
+            Discrepancy(d.location, dict(d.seen), dict(d.expected), d.sentence)
+            for d in getattr(rec, "discrepancies", ()) or ()
+        )
+        if discs:
+            return Proposal(discrepancies=discs, frame_index=frame)
+        opts = tuple(self._option(a, True, None) for a in (getattr(rec, "actions", ()) or ()))
+        return Proposal(options=opts, frame_index=frame)
+
+    def _reconcile_knights_first(self, reconcile: Any, reading: Any, rec: Any) -> Any:
+        """engine.reconcile compares artefacts with the state BEFORE the move, so a turn end (which restores
+        the player's destroyed artefacts) reads as a discrepancy. Explain the knights first, then accept the
+        move only if the artefacts the camera saw match the state AFTER it (R93)."""
+        from engine.reading import TableReading
+
+        knights_only = TableReading(tiles=dict(reading.tiles), knights={k: dict(v) for k, v in reading.knights.items()},
+                                    artefacts={}, unsure=frozenset(reading.unsure),
+                                    frame_index=reading.frame_index)
+        alt = reconcile(self.state, knights_only)
+        if not alt.actions:
+            return rec
+        after = self.state
+        rules = _rules()
+        for a in alt.actions:
+            after, _ = rules.apply(after, a)
+        holdings = {h.id: h.face_up for p in after.players.values() for h in p.artefacts}
+        if all(holdings.get(aid, up) == up for aid, up in reading.artefacts.items()):
+            return alt
+        return rec
+
+    def score_curve(self) -> dict[Colour, list[int]]:
+        """Scores at the end of every turn (and now)."""
+        curve: dict[Colour, list[int]] = {c: [0] for c in self.states[0].order}
+        prev = self.states[0]
+        for st in self.states[1:]:
+            if st.turn != prev.turn:
+                for c in curve:
+                    curve[c].append(prev.score(c))
+            prev = st
+        for c in curve:
+            curve[c].append(prev.score(c))
+        return curve
+
+
+def _state_json(state: Any) -> dict[str, Any]:
+    """The state as JSON when the engine can save it (engine.save); {} when it cannot yet."""
+    try:
+        return dict(state.to_json())
+    except (ImportError, AttributeError, NotImplementedError):
+        return {}
+
+
+class EngineFactory:
+    """The app's `GameFactory`: new games from the new-game screen, and resumed games from the database."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        tr: Translator | None = None,
+        knowledge: str = "table",
+        catalogue: Any = None,
+        board_provider: Any = None,
+    ) -> None:
+        self.storage = storage
+        self.tr = tr or Translator()
+        self.knowledge = knowledge
+        self.catalogue = catalogue
+        self.board_provider = board_provider  # () -> Board read by the camera, for MapSource.CAMERA
+
+    def new_session(self, config: NewGameConfig) -> EngineSession:
+        board = None
+        if config.map_source is MapSource.CAMERA and self.board_provider is not None:
+            board = self.board_provider()
+        return EngineSession.create(config, self.storage, self.tr, self.catalogue, board, self.knowledge)
+
+    def resume(self, game_id: int) -> EngineSession:
+        return EngineSession.resume(self.storage, game_id, self.tr)

@@ -1,0 +1,92 @@
+"""Seeded random legal play, for property tests and the engine benchmark.
+
+The policy is random but purposeful enough to finish games: it prefers advancing and battling over ending the
+turn, and answers every decision the engine waits for with a random legal answer. Chance (dice, random
+discards)
+comes from the same seeded `random.Random`, recorded on the actions with source SIMULATION.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine import actions as A
+from engine.colours import Colour
+from engine.events import Event
+from engine.rules import advances, apply_unchecked, legal_actions
+from engine.setup import GameConfig, PlayerConfig, Variant, new_game
+from engine.state import GameState, Knowledge
+
+COLOURS = (Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN, Colour.WHITE, Colour.BLACK)
+
+
+@dataclass(frozen=True, slots=True)
+class Playout:
+    initial: GameState
+    actions: tuple[A.Action, ...]
+    final: GameState
+
+    @property
+    def finished(self) -> bool:
+        return self.final.winner is not None
+
+
+def random_config(
+    rng: random.Random, players: int, variant: Variant | None = None, knowledge: Knowledge = Knowledge.FULL
+) -> GameConfig:
+    colours = COLOURS[:players]
+    return GameConfig(
+        players=tuple(PlayerConfig(c, c.value) for c in colours),
+        variant=variant or Variant(),
+        knowledge=knowledge,
+        seed=rng.randrange(2**31),
+    )
+
+
+def choose(state: GameState, rng: random.Random) -> A.Action:
+    """One random legal action, weighted towards advances and away from ending the turn early."""
+    if state.winner is not None:
+        raise ValueError("no legal action: the game is over")
+    if state.pending:
+        action = rng.choice(legal_actions(state))
+        if isinstance(action, A.RollDice):
+            head = state.pending[0]
+            return A.RollDice(action.player, tuple(rng.randint(1, 6) for _ in range(head.n)), action.source)
+        return action
+    moves: list[A.Advance] = [a for a in advances(state, state.current) if isinstance(a, A.Advance)]
+    if moves and rng.random() < 0.85:
+        # Prefer bigger advances: between half and all of the most that fit.
+        best = max(a.knights for a in moves)
+        return rng.choice([a for a in moves if a.knights * 2 >= best])
+    options = legal_actions(state)
+    others = [a for a in options if not isinstance(a, A.EndTurn | A.Advance)]
+    if others and rng.random() < 0.5:
+        return rng.choice(others)
+    return next(a for a in options if isinstance(a, A.EndTurn))
+
+
+def random_playout(
+    rng: random.Random,
+    players: int = 4,
+    variant: Variant | None = None,
+    knowledge: Knowledge = Knowledge.FULL,
+    *,
+    max_actions: int = 3000,
+    config: GameConfig | None = None,
+    observe: Callable[[GameState, A.Action, GameState, Sequence[Event]], None] | None = None,
+) -> Playout:
+    """Play one random legal game (up to `max_actions`) and return its actions and final state."""
+    cfg = config or random_config(rng, players, variant, knowledge)
+    state = new_game(cfg)
+    initial = state
+    taken: list[A.Action] = []
+    while state.winner is None and len(taken) < max_actions:
+        action = choose(state, rng)
+        nxt, events = apply_unchecked(state, action)
+        if observe is not None:
+            observe(state, action, nxt, events)
+        taken.append(action)
+        state = nxt
+    return Playout(initial, tuple(taken), state)

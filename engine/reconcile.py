@@ -1,0 +1,344 @@
+"""Reconciliation: turn a new stable camera reading into the action(s) that explain it, or discrepancies.
+
+Pure: given the engine's state and a `TableReading`, compare knights per location. When they differ, search
+the short sequences of legal actions the difference suggests (the turn ending and the next player's three
+knights, a call to arms, a redistribution, an advance into an empty territory with its conquest abilities or
+into a rival's territory starting a battle) and keep the shortest after which every location the camera saw
+surely matches the game. Every step is checked by `engine.rules.check` and applied by `engine.rules.apply`,
+so what comes back is legal in order; the app asks the players to confirm it (R81). A change that only an
+illegal move explains is a discrepancy, with the rules' reason, never accepted silently (R83). Locations the
+camera was unsure of are not evidence (R80). Cards, crowns and dice are never guessed from the camera: they
+are declared in the app (R86).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import actions as A
+from engine.catalogue import Ability, TileKind
+from engine.colours import Colour
+from engine.reading import TableReading
+from engine.rules import apply, check
+from engine.state import GameState
+from engine.verdict import Verdict
+
+MAX_STEPS = 4  # e.g. end turn, call to arms, redistribute, advance (R82)
+_NONE: Mapping[Colour, int] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """One location where the camera and the game disagree, said in plain words."""
+
+    location: str
+    seen: Mapping[Colour, int]
+    expected: Mapping[Colour, int]
+    sentence: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "location": self.location,
+            "seen": {c.value: n for c, n in self.seen.items()},
+            "expected": {c.value: n for c, n in self.expected.items()},
+            "sentence": self.sentence,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """An explanation of the change that the rules refuse: the action and the engine's verdict."""
+
+    action: A.Action
+    verdict: Verdict
+    description: str = ""
+
+    @property
+    def sentence(self) -> str:
+        what = self.description or describe_action(self.action)
+        return f"{what}? The rules refuse it: {self.verdict.sentence} ({self.verdict.citation})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action.to_json(),
+                "description": self.description or describe_action(self.action),
+                "reason": self.verdict.reason.value,
+                "sentence": self.verdict.sentence, "citation": self.verdict.citation}
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    """Either nothing changed, or `actions` (legal in order) explain the change, or `discrepancies` say what
+    does not add up (with `refused` explanations the rules do not allow). Never both."""
+
+    actions: tuple[A.Action, ...] = ()
+    discrepancies: tuple[Discrepancy, ...] = ()
+    refused: tuple[Refusal, ...] = ()
+    unsure: tuple[str, ...] = field(default=())  # locations not used as evidence (R80)
+    descriptions: tuple[str, ...] = ()  # one sentence per action, with place names
+
+    def __post_init__(self) -> None:
+        if self.actions and self.discrepancies:
+            raise ValueError("a reconciliation has either actions or discrepancies, not both")
+
+    @property
+    def matches(self) -> bool:
+        """The camera agrees with the game: nothing to confirm, nothing to fix."""
+        return not self.actions and not self.discrepancies
+
+    @property
+    def status(self) -> str:
+        if self.discrepancies:
+            return "discrepancy"
+        return "actions" if self.actions else "match"
+
+    def sentences(self) -> list[str]:
+        """What to show the players, one sentence a line."""
+        if self.discrepancies:
+            return [d.sentence for d in self.discrepancies] + [r.sentence for r in self.refused]
+        if self.descriptions:
+            return [d + "?" for d in self.descriptions]
+        return [describe_action(a) + "?" for a in self.actions]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "actions": [a.to_json() for a in self.actions],
+            "sentences": self.sentences(),
+            "discrepancies": [d.to_json() for d in self.discrepancies],
+            "refused": [r.to_json() for r in self.refused],
+            "unsure": list(self.unsure),
+        }
+
+
+# --- words ----------------------------------------------------------------------------------------
+
+def _place(state: GameState, loc: str) -> str:
+    cat = state.data.catalogue
+    if loc in cat:
+        name = cat.get(loc).name
+        return f"in {name} ({loc})" if loc in state.data.castle_owner else f"on {name} ({loc})"
+    return f"on {loc}"
+
+
+def _counts(counts: Mapping[Colour, int]) -> str:
+    items = [(c, n) for c, n in sorted(counts.items(), key=lambda kv: kv[0].value) if n > 0]
+    if not items:
+        return "no knights"
+    parts = [f"{n} {c.value}" for c, n in items]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    total = sum(n for _, n in items)
+    return f"{text} knight{'s' if total != 1 else ''}"
+
+
+def _game_counts(counts: Mapping[Colour, int]) -> str:
+    items = [(c, n) for c, n in sorted(counts.items(), key=lambda kv: kv[0].value) if n > 0]
+    if not items:
+        return "none"
+    return ", ".join(f"{n} {c.value}" for c, n in items)
+
+
+def describe_action(action: A.Action, state: GameState | None = None) -> str:
+    """A short sentence for an action the camera suggests; names places when the game is given."""
+    who = action.player.value.capitalize()
+
+    def name(loc: str) -> str:
+        if state is not None and loc in state.data.catalogue:
+            return f"{state.data.catalogue.get(loc).name} ({loc})"
+        return loc
+
+    if isinstance(action, A.EndTurn):
+        return f"{who} ended their turn (the next player placed their three knights)"
+    if isinstance(action, A.PlayCallToArms):
+        return f"{who} played call to arms (two knights into their castle)"
+    if isinstance(action, A.Redistribute):
+        moves = ", ".join(f"{name(loc)} now {n}" for loc, n in action.layout)
+        return f"{who} redistributed knights: {moves}"
+    if isinstance(action, A.Advance):
+        plural = "s" if action.knights != 1 else ""
+        return f"{who} advanced {action.knights} knight{plural} into {name(action.target)}"
+    return f"{who}: {action.TYPE.replace('_', ' ')}"
+
+
+# --- the comparison -------------------------------------------------------------------------------
+
+def _locations(state: GameState) -> list[str]:
+    return [*state.data.territories, *state.data.castle_owner]
+
+
+def _sure(state: GameState, reading: TableReading) -> tuple[list[str], list[str]]:
+    """(sure, unsure) locations of this game. A location is unsure when the reading says so, or when the
+    reading lists tiles but not this one (the camera did not see it at all) (R80)."""
+    seen_tiles = set(reading.tiles.values())
+    sure: list[str] = []
+    unsure: list[str] = []
+    for loc in _locations(state):
+        if loc in reading.unsure or (seen_tiles and loc not in seen_tiles):
+            unsure.append(loc)
+        else:
+            sure.append(loc)
+    return sure, unsure
+
+
+def _expected(state: GameState, loc: str) -> dict[Colour, int]:
+    return {c: n for c, n in state.knights_at(loc).items() if n > 0}
+
+
+def _differences(state: GameState, reading: TableReading, sure: list[str]
+                 ) -> list[tuple[str, dict[Colour, int], dict[Colour, int]]]:
+    out = []
+    for loc in sure:
+        seen = dict(reading.knights_at(loc))
+        expected = _expected(state, loc)
+        if seen != expected:
+            out.append((loc, seen, expected))
+    return out
+
+
+# --- candidate explanations -----------------------------------------------------------------------
+
+def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Iterator[A.Action]:
+    """Actions the difference suggests, most specific first. Each is checked before it is tried."""
+    if state.winner is not None or state.pending or state.battle is not None:
+        return  # the engine waits for a declared decision (cards, dice, fracture): never guessed (R86)
+    me = state.current
+    diffs = _differences(state, reading, sure)
+    if not diffs:
+        return
+    data = state.data
+    my_castle = data.castle_of[me]
+    order = state.order
+    nxt = order[(order.index(me) + 1) % len(order)]
+    delta: dict[Colour, int] = {}
+    for _loc, seen, expected in diffs:
+        for c in set(seen) | set(expected):
+            delta[c] = delta.get(c, 0) + seen.get(c, 0) - expected.get(c, 0)
+    # The turn ended: outside a battle only the player whose turn it is moves knights, so a change in the next
+    # player's knights (starting with the three placed in their castle) means the turn passed (R84).
+    if delta.get(nxt, 0) or any(seen.get(nxt, 0) != expected.get(nxt, 0) for _, seen, expected in diffs):
+        yield A.EndTurn(me)
+    # Call to arms: two more knights of the current player than the game has (R84).
+    if delta.get(me, 0) >= 2:
+        yield A.PlayCallToArms(me)
+    # Redistribution: the current player's own territories changed (castle balances the total).
+    if not state.in_advance:
+        layout: list[tuple[str, int]] = []
+        moved = 0
+        for loc, seen, expected in diffs:
+            if loc == my_castle or expected.get(me, 0) == 0 or set(expected) != {me}:
+                continue
+            now = seen.get(me, 0)
+            layout.append((loc, now))
+            moved += expected[me] - now
+        if layout:
+            castle_now = state.players[me].castle + moved
+            if moved:
+                layout.append((my_castle, castle_now))
+            yield A.Redistribute(me, tuple(sorted(layout)))
+    # Advance: the current player's knights appeared where they were not (conquest abilities adjust the
+    # count).
+    for loc, seen, expected in diffs:
+        n = seen.get(me, 0)
+        if n <= 0 or expected.get(me, 0) > 0 or loc == my_castle:
+            continue
+        spec = data.territories.get(loc)
+        tries = [n]
+        if spec is not None and Ability.LOSE_KNIGHT in spec.abilities and not expected:
+            tries.insert(0, n + 1)  # marshlands: the conqueror loses one knight there (R85)
+        for k in tries:
+            yield A.Advance(me, loc, k)
+
+
+def _mismatch(state: GameState, reading: TableReading, sure: list[str]) -> int:
+    return sum(1 for _ in _differences(state, reading, sure))
+
+
+def _search(state: GameState, reading: TableReading, sure: list[str]
+            ) -> tuple[tuple[A.Action, ...] | None, list[Refusal]]:
+    """Breadth-first over short action sequences; the first full explanation at the least depth wins (R82)."""
+    frontier: list[tuple[GameState, tuple[A.Action, ...]]] = [(state, ())]
+    refused: list[Refusal] = []
+    for depth in range(MAX_STEPS):
+        nxt: list[tuple[GameState, tuple[A.Action, ...]]] = []
+        for s, path in frontier:
+            before = _mismatch(s, reading, sure)
+            for action in _candidates(s, reading, sure):
+                verdict = check(s, action)
+                if not verdict.ok:
+                    if depth == 0:
+                        refused.append(Refusal(action, verdict, describe_action(action, s)))
+                    continue
+                after, _events = apply(s, action)
+                if _mismatch(after, reading, sure) == 0:
+                    return (*path, action), []
+                # Only keep exploring from a step that brought the game closer to the camera (or kept it even,
+                # e.g. a turn end whose next player then advanced).
+                if _mismatch(after, reading, sure) <= before:
+                    nxt.append((after, (*path, action)))
+        frontier = nxt
+        if not frontier:
+            break
+    return None, refused
+
+
+def reconcile(state: GameState, reading: TableReading) -> Reconciliation:
+    """Explain a new stable reading against the game, or say where they disagree (R80-R88)."""
+    sure, unsure = _sure(state, reading)
+    extra: list[Discrepancy] = []
+    in_game = set(_locations(state))
+    cat = state.data.catalogue
+    # Knights the camera sees where the game can have none: a lake, a tile not in this game (R88).
+    for loc, counts in reading.knights.items():
+        if loc in in_game or loc in reading.unsure or not counts:
+            continue
+        where = _place(state, loc)
+        lake = cat.tile_kind(loc) is TileKind.LAKE
+        why = "lakes hold no knights" if lake else "it is not part of this game"
+        extra.append(Discrepancy(loc, dict(counts), {}, f"camera: {_counts(counts)} {where}; game: none "
+                                 f"({why})"))
+    for colour in {c for counts in reading.knights.values() for c in counts} - set(state.order):
+        extra.append(Discrepancy("", {colour: reading.total(colour)}, {},
+                                 f"camera: {reading.total(colour)} {colour.value} knights on the table; "
+                                 "game: "
+                                 f"{colour.value} is not playing"))
+    extra.extend(_artefact_discrepancies(state, reading))
+    diffs = _differences(state, reading, sure)
+    if not diffs and not extra:
+        return Reconciliation(unsure=tuple(unsure))
+    refused: list[Refusal] = []
+    if diffs and not extra:
+        found, refused = _search(state, reading, sure)
+        if found is not None:
+            return Reconciliation(actions=found, unsure=tuple(unsure),
+                                  descriptions=_describe_path(state, found))
+    discrepancies = [Discrepancy(loc, seen, expected,
+                                 f"camera: {_counts(seen)} {_place(state, loc)}; "
+                                 f"game: {_game_counts(expected)}")
+                     for loc, seen, expected in diffs]
+    return Reconciliation(discrepancies=tuple(discrepancies + extra), refused=tuple(refused),
+                          unsure=tuple(unsure))
+
+
+def _describe_path(state: GameState, path: tuple[A.Action, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    s = state
+    for action in path:
+        out.append(describe_action(action, s))
+        s, _ = apply(s, action)
+    return tuple(out)
+
+
+def _artefact_discrepancies(state: GameState, reading: TableReading) -> list[Discrepancy]:
+    out: list[Discrepancy] = []
+    cat = state.data.catalogue
+    holdings = {h.id: h for p in state.players.values() for h in p.artefacts}
+    for aid, up in reading.artefacts.items():
+        holding = holdings.get(aid)
+        if holding is None or holding.face_up == up:
+            continue
+        name = cat.artefact(aid).name if aid in cat else aid
+        seen = "up" if up else "down"
+        game = "up" if holding.face_up else "down (destroyed)"
+        out.append(Discrepancy(aid, {}, {}, f"camera: {name} ({aid}) face {seen}; game: face {game}"))
+    return out

@@ -1,0 +1,147 @@
+"""`python -m hardware` (or `seneschal dice` once dispatched): talk to a dice roller from the shell.
+
+    python -m hardware list                         # USB ports that look like rollers, and which answer HELLO
+    python -m hardware roll 2 --port /dev/pts/3     # roll on the device; one JSON line per roll
+    python -m hardware roll 2 --screen              # no device: roll on screen (secrets)
+    python -m hardware roll --typed "3 5"           # physical dice, validated
+    python -m hardware info|ping|status [--port URL]
+    python -m hardware watch --port URL             # print button rolls and connection changes
+
+Without --port the roller is found by USB id. Malformed input: a message on stderr and exit code 2; a roller
+that cannot be reached or misbehaves: a message and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import time
+from collections.abc import Sequence
+
+from hardware.client import ButtonRollEvent, ConnectionEvent, DiceEvent, DiceRoller
+from hardware.discovery import candidate_ports, discover, find_roller
+from hardware.errors import HardwareError, RollInputError
+from hardware.rolls import MAX_DICE, MIN_DICE, ScreenRoller, typed_roll
+
+
+def _dice_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of dice: {text!r}") from None
+    if not MIN_DICE <= n <= MAX_DICE:
+        raise argparse.ArgumentTypeError(f"{n} dice: a roll has {MIN_DICE}..{MAX_DICE}")
+    return n
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="seneschal dice", description="Talk to the USB dice roller.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    port = argparse.ArgumentParser(add_help=False)
+    port.add_argument("--port", help="pyserial URL or device path (default: find the roller by USB id)")
+    port.add_argument("--timeout", type=_positive, default=2.0, help="seconds per request (default 2)")
+    sub.add_parser("list", help="list candidate ports and the rollers among them")
+    sub.add_parser("info", parents=[port], help="print the roller's HELLO")
+    roll = sub.add_parser("roll", parents=[port], help="roll dice; prints one JSON line per roll")
+    roll.add_argument("n", nargs="?", type=_dice_count, help="number of dice (1..10)")
+    roll.add_argument("--count", type=int, default=1, help="how many rolls (default 1)")
+    how = roll.add_mutually_exclusive_group()
+    how.add_argument("--screen", action="store_true", help="roll on screen instead of on the device")
+    how.add_argument("--typed", metavar="DICE", help="record physical dice typed in, e.g. '3 5'")
+    ping = sub.add_parser("ping", parents=[port], help="measure round trips")
+    ping.add_argument("--count", type=int, default=5)
+    sub.add_parser("status", parents=[port], help="print the device's health counters")
+    watch = sub.add_parser("watch", parents=[port], help="print button rolls and connection changes")
+    watch.add_argument("--duration", type=_positive, default=None, help="stop after S seconds")
+    return parser
+
+
+def _open(port: str | None, timeout: float, events: queue.Queue[DiceEvent]) -> DiceRoller:
+    url = port if port is not None else find_roller(timeout=timeout)
+    roller = DiceRoller(url, keepalive=None, on_event=events.put)
+    roller.open(timeout)
+    return roller
+
+
+def _event_line(event: DiceEvent) -> str:
+    if isinstance(event, ButtonRollEvent):
+        return json.dumps({"event": "button", **event.roll.to_json()})
+    assert isinstance(event, ConnectionEvent)
+    return json.dumps({"event": event.state.value, "device_id": event.info.device_id if event.info else None,
+                       "reason": event.reason})
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "list":
+        for candidate in candidate_ports():
+            print(f"{candidate.device}  {candidate.vid:04x}:{candidate.pid:04x}  {candidate.description}")
+        for info in discover():
+            print(json.dumps({"port": info.port, "device_id": info.device_id, "firmware": info.firmware}))
+        return 0
+    if args.command == "roll" and (args.screen or args.typed is not None):
+        if args.typed is not None:
+            print(json.dumps(typed_roll(args.typed, args.n).to_json()))
+            return 0
+        if args.n is None:
+            raise RollInputError("roll --screen needs a number of dice")
+        for _ in range(args.count):
+            print(json.dumps(ScreenRoller().roll(args.n).to_json()))
+        return 0
+    if args.command == "roll" and args.n is None:
+        raise RollInputError("roll needs a number of dice (1..10)")
+    events: queue.Queue[DiceEvent] = queue.Queue()
+    roller = _open(args.port, args.timeout, events)
+    try:
+        if args.command == "info":
+            hello = roller.info
+            assert hello is not None
+            caps = [c.name for c in type(hello.capabilities) if c and c in hello.capabilities]
+            print(json.dumps({"port": hello.port, "device_id": hello.device_id, "firmware": hello.firmware,
+                              "protocol": hello.protocol_version, "max_dice": hello.max_dice,
+                              "capabilities": caps}))
+        elif args.command == "roll":
+            for _ in range(args.count):
+                print(json.dumps(roller.roll(args.n, args.timeout).to_json()), flush=True)
+        elif args.command == "ping":
+            for _ in range(args.count):
+                print(f"{roller.ping(timeout=args.timeout) * 1000:.3f} ms", flush=True)
+        elif args.command == "status":
+            status = roller.status(args.timeout)
+            print(json.dumps({"reset_cause": status.reset.name.lower(), "uptime_s": status.uptime_s,
+                              **status.counters()}))
+        else:  # watch
+            deadline = None if args.duration is None else time.monotonic() + args.duration
+            while deadline is None or time.monotonic() < deadline:
+                try:
+                    print(_event_line(events.get(timeout=0.1)), flush=True)
+                except queue.Empty:
+                    continue
+    finally:
+        roller.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return _run(args)
+    except (RollInputError, ValueError) as exc:
+        print(f"seneschal dice: {exc}", file=sys.stderr)
+        return 2
+    except HardwareError as exc:
+        print(f"seneschal dice: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

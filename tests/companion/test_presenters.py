@@ -1,0 +1,368 @@
+"""Presenter tests: every flow of the app driven without a window, against fake services."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from companion.presenters.battle import BattlePresenter
+from companion.presenters.camera import CameraPresenter
+from companion.presenters.dice import DicePresenter
+from companion.presenters.history import HistoryPresenter
+from companion.presenters.newgame import MapSource, NewGameConfig, NewGamePresenter
+from companion.presenters.referee import RefereePresenter
+from companion.presenters.table import PendingState, TablePresenter
+from companion.presenters.turn import TurnPresenter
+from companion.services import ManualClock, OptionKind, Proposal, RollerStatus
+from engine.colours import Colour
+from tests.companion.fakes import B, FakeFeed, FakeRoller, FakeSession, R, Y, battle, discrepancy, opt
+
+
+class Reading:
+    def __init__(self, frame: int) -> None:
+        self.frame_index = frame
+
+
+# ------------------------------------------------------------------------------------------------ table
+
+
+def test_table_scores_and_turn_text() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    lines = t.scores()
+    assert [(x.name, x.score, x.target, x.current) for x in lines] == [
+        ("Ann", 1, 13, True),
+        ("Bob", 3, 13, False),
+        ("Cy", 0, 13, False),
+    ]
+    assert "Ann" in t.turn_text() and "Place three knights" in t.turn_text()
+
+
+def test_camera_proposal_is_confirmed_with_one_tap() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    s.next_proposal = Proposal(options=(opt("advance 3 into T03", OptionKind.ADVANCE, target="T03"),))
+    t.on_reading(Reading(1))
+    assert t.pending is PendingState.PROPOSAL
+    assert t.highlighted_tiles() == {"T03": "proposal"}
+    assert "advance 3 into T03" in t.proposal_text()
+    events = t.confirm()
+    assert s.applied == ["advance 3 into T03"] and len(events) == 1
+    assert t.pending is PendingState.NONE
+
+
+def test_demo_auto_confirms_after_a_pause_but_not_a_superseded_proposal() -> None:
+    s = FakeSession()
+    clock = ManualClock()
+    t = TablePresenter(s, clock, auto_confirm=1.5)
+    s.next_proposal = Proposal(options=(opt("first", target="T03"),))
+    t.on_reading(Reading(1))
+    clock.advance(1.0)
+    t.dismiss_proposal()  # a player waved it away before the pause ended
+    clock.advance(1.0)
+    assert s.applied == []
+    s.next_proposal = Proposal(options=(opt("second", target="T03"),))
+    t.on_reading(Reading(2))
+    clock.advance(1.5)
+    assert s.applied == ["second"]
+
+
+def test_discrepancy_flow_fix_the_table() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    s.next_proposal = discrepancy()
+    t.on_reading(Reading(7))
+    assert t.pending is PendingState.DISCREPANCY
+    assert t.highlighted_tiles()["T02"] == "discrepancy"
+    assert "game: 2" in t.proposal_text()
+    assert t.confirm() == [] and s.applied == []  # a discrepancy is never applied
+    t.fix_table()
+    assert t.pending is PendingState.WAITING_FOR_TABLE
+    s.next_proposal = Proposal()  # the players put the knight back: the table matches the game
+    t.on_reading(Reading(8))
+    assert t.pending is PendingState.NONE and t.proposal is None
+
+
+def test_discrepancy_flow_camera_is_wrong_stays_quiet_until_table_changes() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    s.next_proposal = discrepancy()
+    t.on_reading(Reading(7))
+    t.camera_wrong()
+    assert t.pending is PendingState.CAMERA_IGNORED and t.proposal is None
+    t.on_reading(Reading(8))  # same misreading again: not shown again
+    assert t.proposal is None
+    s.next_proposal = Proposal(options=(opt("advance", target="T03"),))
+    t.on_reading(Reading(9))  # a real move: shown
+    assert t.pending is PendingState.PROPOSAL
+
+
+def test_refused_confirm_shows_the_verdict() -> None:
+    s = FakeSession()
+    s.refuse.add("bad")
+    t = TablePresenter(s, ManualClock())
+    s.next_proposal = Proposal(options=(opt("bad"),))
+    t.on_reading(Reading(1))
+    t.confirm()
+    assert t.message is not None and "refused" in t.message.sentence
+    assert s.applied == []
+
+
+def test_game_over_callback() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    seen: list[bool] = []
+    t.on_game_over = lambda: seen.append(True)
+    s.snap = replace(s.snap, winner=(R,))
+    t.refresh()
+    assert seen == [True] and "Ann" in t.turn_text()
+
+
+# ------------------------------------------------------------------------------------------ turn guidance
+
+
+def test_turn_stepper_and_greyed_option_explains() -> None:
+    s = FakeSession()
+    s.snap = replace(s.snap, step=4)
+    s.offered = [
+        opt("redistribute", OptionKind.REDISTRIBUTE),
+        opt(
+            "advance T03",
+            OptionKind.ADVANCE,
+            enabled=False,
+            sentence="T03 has no line of supply.",
+            citation="Line of supply, p. 10",
+            target="T03",
+        ),
+        opt("advance T02 x3", OptionKind.ADVANCE, target="T02", value=3),
+        opt("conflict 4", OptionKind.CONFLICT),
+    ]  # battle options are not the stepper's
+    p = TurnPresenter(s)
+    assert [x.state for x in p.steps()][:5] == ["done", "done", "done", "current", "todo"]
+    kinds = [g.kind for g in p.groups()]
+    assert kinds == [OptionKind.REDISTRIBUTE, OptionKind.ADVANCE]
+    p.select_group(OptionKind.ADVANCE)
+    assert [o.key for o in p.visible_options()] == ["advance T03", "advance T02 x3"]
+    assert p.groups()[1].targets() == ["T03", "T02"]
+    greyed = p.visible_options()[0]
+    assert p.tap(greyed) == []
+    assert p.explanation is not None and p.explanation.citation == "Line of supply, p. 10"
+    assert s.applied == []
+    p.select_target("T02")
+    assert [o.key for o in p.visible_options()] == ["advance T02 x3"]
+    p.tap(p.visible_options()[0])
+    assert s.applied == ["advance T02 x3"] and p.explanation is None and p.selected_group is None
+
+
+def test_turn_refused_by_engine_after_state_moved() -> None:
+    s = FakeSession()
+    s.offered = [opt("place", OptionKind.PLACE)]
+    s.refuse.add("place")
+    p = TurnPresenter(s)
+    p.tap(s.offered[0])
+    assert p.explanation is not None and not p.explanation.ok
+
+
+# ------------------------------------------------------------------------------------------------ battle
+
+
+def _battle_session(stage: int, waiting: tuple[Colour, ...]) -> FakeSession:
+    s = FakeSession()
+    s.snap = replace(s.snap, step=6, battle=battle(stage, waiting))
+    return s
+
+
+def test_battle_conflict_cards_face_down_then_revealed_together() -> None:
+    s = _battle_session(4, (R, B))
+    s.offered = [
+        opt("R plays 4", OptionKind.CONFLICT, R, value=4),
+        opt("R plays 2", OptionKind.CONFLICT, R, value=2),
+        opt("B plays 3", OptionKind.CONFLICT, B, value=3),
+    ]
+
+    def to_support(sess: FakeSession) -> None:
+        sess.snap = replace(sess.snap, battle=battle(5, (B,), 10, 9, ("Charge = 4", "Skirmish = 3")))
+
+    s.effects["B plays 3"] = to_support
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert p.prompted() is R
+    assert [o.key for o in p.options_for_prompted()] == ["R plays 4", "R plays 2"]
+    p.tap(s.offered[0])
+    assert s.applied == []  # face-down: nothing applied, nothing shown
+    assert p.conflict_status() == [(R, "hidden"), (B, "?")]
+    assert p.prompted() is B
+    p.take_back_conflict(R)
+    assert p.prompted() is R
+    p.tap(s.offered[0])
+    p.tap(s.offered[2])
+    assert s.applied == ["R plays 4", "B plays 3"]  # revealed together, attacker first
+    assert p.conflict_status() == [(R, "Charge = 4"), (B, "Skirmish = 3")]
+    assert p.battle is not None and p.battle.stage == 5 and p.prompted() is B
+    assert [x.state for x in p.stages()][3:6] == ["done", "current", "todo"]
+
+
+def test_battle_window_prompts_only_players_who_can_act_in_order() -> None:
+    s = _battle_session(3, (Y, R))
+    s.offered = [
+        opt("Y fractures", OptionKind.FRACTURE, Y),
+        opt("Y passes", OptionKind.PASS, Y),
+        opt("R passes", OptionKind.PASS, R),
+    ]
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert p.prompted() is Y
+    assert [o.key for o in p.options_for_prompted()] == ["Y fractures", "Y passes"]
+
+
+def test_battle_arena_roll_via_roller_posts_through_clock() -> None:
+    s = _battle_session(1, (R, B))
+    roll = opt("arena", OptionKind.ROLL, None, value=2)
+    s.offered = [roll]
+    clock = ManualClock()
+    roller = FakeRoller((3, 5))
+    p = BattlePresenter(s, roller, clock, threaded_rolls=False)
+    p.tap(roll)
+    assert p.rolling and s.applied == []  # nothing happens off the UI thread
+    clock.advance()
+    assert roller.calls == [2] and s.completed == [((3, 5), "simulated #1")]
+    assert s.applied == ["arena:3-5"] and not p.rolling and p.last_roll is not None
+
+
+def test_battle_roller_failure_falls_back_to_screen() -> None:
+    s = _battle_session(4, (R,))
+    roll = opt("ambush", OptionKind.ROLL, R, value=1)
+    clock = ManualClock()
+    p = BattlePresenter(s, FakeRoller(fail=True), clock, threaded_rolls=False)
+    p.roll(roll)
+    clock.advance()
+    assert s.completed and s.completed[0][1].startswith("screen")
+
+
+def test_battle_typed_dice_are_checked() -> None:
+    s = _battle_session(1, (R, B))
+    roll = opt("arena", OptionKind.ROLL, None, value=2)
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert p.enter_roll(roll, (7, 1)) == [] and p.explanation is not None
+    p.enter_roll(roll, (2, 6))
+    assert s.completed[-1] == ((2, 6), "typed")
+
+
+def test_battle_greyed_support_on_mountains_explains() -> None:
+    s = _battle_session(5, (R,))
+    s.offered = [
+        opt(
+            "support +2",
+            OptionKind.SUPPORT,
+            R,
+            enabled=False,
+            sentence="No support cards on mountains.",
+            citation="Iconography, p. 7",
+        )
+    ]
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    p.tap(s.offered[0])
+    assert p.explanation is not None and "mountains" in p.explanation.sentence and s.applied == []
+
+
+# ------------------------------------------------------------------------------------------- history
+
+
+def test_history_undo_and_rewind_with_confirmation() -> None:
+    s = FakeSession()
+    for a in ("a", "b", "c", "d"):
+        s.apply(a)
+    changed: list[int] = []
+    h = HistoryPresenter(s, on_changed_game=lambda: changed.append(1))
+    h.undo()
+    assert s.applied == ["a", "b", "c"] and len(h.lines) == 3
+    question = h.ask_rewind(h.lines[0])
+    assert "2" in question and s.applied == ["a", "b", "c"]  # nothing happens before "yes"
+    h.cancel_rewind()
+    assert s.applied == ["a", "b", "c"]
+    h.ask_rewind(h.lines[0])
+    h.confirm_rewind()
+    assert s.applied == ["a"] and changed == [1, 1]
+
+
+# ------------------------------------------------------------------------------------------- referee
+
+
+def test_referee_verdict_and_rulebook_search() -> None:
+    s = FakeSession()
+    s.refuse.add("advance T03")
+    r = RefereePresenter(s)
+    v = r.ask(r.topics[0])
+    assert not v.ok and v.citation == "Make an advance, p. 11"
+    sec = r.cited_section()
+    assert sec is not None and sec.page == 11 and sec.key == "advance"
+    r.set_query("lake supply")
+    assert [x.key for x in r.sections()] == ["supply"]
+    r.set_query("")
+    assert len(r.sections()) > 15
+
+
+# ------------------------------------------------------------------------------------------ dice, camera
+
+
+def test_dice_panel_rolls_and_records_sources() -> None:
+    clock = ManualClock()
+    d = DicePresenter(FakeRoller((6, 2)), clock, threaded=False)
+    assert d.status is RollerStatus.SIMULATED
+    d.roll(2)
+    assert d.busy
+    clock.advance()
+    assert not d.busy and d.rolls[0].values == (6, 2)
+    bad = DicePresenter(FakeRoller(fail=True), clock, threaded=False)
+    bad.roll(1)
+    clock.advance()
+    assert "unplugged" in bad.error and not bad.busy
+
+
+def test_camera_panel_posts_worker_callbacks_through_clock() -> None:
+    clock = ManualClock()
+    feed = FakeFeed()
+    got: list[object] = []
+    c = CameraPresenter(feed, clock, on_reading=got.append)
+    c.start()
+    feed.on_reading("reading-1")  # called from the worker
+    feed.on_status(c.status.LOST, "camera unplugged")
+    assert got == []
+    clock.advance()
+    assert got == ["reading-1"] and c.status_text == "camera unplugged"
+    c.reconnect()
+    assert feed.stopped == 1 and feed.started == 2
+    assert not CameraPresenter(None, clock).enabled
+
+
+# ------------------------------------------------------------------------------------------- new game
+
+
+def test_new_game_players_colours_variants_and_first_player() -> None:
+    import random
+
+    n = NewGamePresenter(random.Random(3))
+    assert len(n.players) == 3
+    n.add_player()
+    n.add_player()
+    n.add_player()
+    n.add_player()  # a seventh is not possible
+    assert len(n.players) == 6
+    n.remove_player(Colour.BLACK)
+    n.toggle_variant("allegiance")
+    assert not n.ready and "4 or 6" in n.problems[0]
+    n.remove_player(Colour.WHITE)
+    assert n.ready and n.teams() == ((R, Y), (B, Colour.GREEN))
+    n.cycle_colour(R)
+    assert n.players[0].colour is Colour.WHITE and n.players[0].name == "White"
+    n.rename(Colour.WHITE, "  Ann  ")
+    n.set_map_source(MapSource.CAMERA)
+    cfg = n.config()
+    assert cfg.first in {p.colour for p in cfg.players}
+    assert NewGameConfig.from_json(cfg.to_json()) == cfg
+    with pytest.raises(ValueError, match="unknown optional rule"):
+        n.toggle_variant("chess")
+    for _ in range(2):
+        n.remove_player(n.players[-1].colour)
+    assert len(n.players) == 2
+    n.remove_player(n.players[-1].colour)
+    assert len(n.players) == 2

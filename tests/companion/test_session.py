@@ -1,0 +1,192 @@
+"""The real engine behind the app's boundary: options, verdicts, storage before display, resume after a crash,
+undo and rewind, and the battle wizard driven against real battles."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.presenters.battle import BattlePresenter
+from companion.presenters.newgame import NewGamePresenter
+from companion.presenters.turn import TurnPresenter
+from companion.services import ManualClock, OptionKind
+from companion.session import EngineSession
+from companion.storage import SqliteStorage
+from engine.playout import choose
+from tests.companion.fakes import FakeRoller
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def new_session(tmp_path: Path, seed: int = 5) -> EngineSession:
+    storage = SqliteStorage(tmp_path / "games.sqlite3")
+    return EngineSession.create(NewGamePresenter(random.Random(seed)).config(), storage, knowledge="full")
+
+
+def play(session: EngineSession, n: int, seed: int = 1) -> None:
+    rng = random.Random(seed)
+    for _ in range(n):
+        if session.state.winner is not None:
+            break
+        session.apply(choose(session.state, rng))
+
+
+def test_snapshot_shows_the_board_players_and_step(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    snap = s.snapshot()
+    assert len(snap.players) == 3 and snap.target == 13
+    assert {t.kind for t in snap.tiles} == {"territory", "lake", "castle"}
+    castles = [t for t in snap.tiles if t.kind == "castle"]
+    assert all(t.owner is not None and sum(t.knights.values()) > 0 for t in castles)
+    assert snap.current in {p.colour for p in snap.players}
+    assert all(len(p.artefacts) == 3 and all(a.face_up for a in p.artefacts) for p in snap.players)
+
+
+def test_greyed_advance_explains_with_citation(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    opts = s.options()
+    assert any(o.enabled and o.kind is OptionKind.ADVANCE for o in opts)
+    grey = [o for o in opts if not o.enabled and o.kind is OptionKind.ADVANCE]
+    assert grey, "far territories must be offered greyed with the engine's reason"
+    v = grey[0].verdict
+    assert not v.ok and v.sentence and "p." in v.citation and v.facts
+
+
+def test_every_move_is_stored_before_it_is_returned_and_resumes_exactly(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    play(s, 40)
+    saved = s.storage.load(s.game_id)
+    assert len(saved.records) == len(s.actions) == 40
+    assert [r.words for r in saved.records] == [x.text for x in s.history()]
+    # drop every object (as if the process died) and reopen the file
+    path, gid, final = s.storage.path, s.game_id, s.state.to_json()
+    del s
+    again = EngineSession.resume(SqliteStorage(path), gid)
+    assert again.state.to_json() == final
+    assert len(again.history()) == 40
+    assert SqliteStorage(path).unfinished()[0].moves == 40
+
+
+def test_undo_and_rewind_are_stored(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    play(s, 12)
+    before = s.states[10].to_json()
+    s.undo()
+    s.undo()
+    assert s.state.to_json() == before
+    assert len(s.storage.load(s.game_id).records) == 10
+    s.rewind_to(3)
+    assert len(s.history()) == 3 and len(s.storage.load(s.game_id).records) == 3
+    again = EngineSession.resume(SqliteStorage(s.storage.path), s.game_id)
+    assert again.state.to_json() == s.state.to_json()
+
+
+def test_resume_after_the_process_is_killed_mid_game(tmp_path: Path) -> None:
+    db = tmp_path / "crash.sqlite3"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.companion.crash_child", str(db), "11"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    header = proc.stdout.readline()
+    gid = int(header.split()[1])
+    committed = 0
+    deadline = time.monotonic() + 30
+    while committed < 25 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        committed = int(line.split()[1])
+    proc.send_signal(signal.SIGKILL)  # no cleanup, no flush: like pulling the battery
+    proc.wait()
+    assert committed >= 25
+    storage = SqliteStorage(db)
+    assert [g.id for g in storage.unfinished()] == [gid]
+    resumed = EngineSession.resume(storage, gid)
+    assert len(resumed.actions) >= committed  # nothing the screen could have shown is lost
+    # the replay is the same game: continuing with the same policy reproduces the child's moves
+    rng = random.Random(11)
+    ref = EngineSession.create(
+        NewGamePresenter(random.Random(11)).config(), SqliteStorage(tmp_path / "r.db"), knowledge="full"
+    )
+    for a in resumed.actions:
+        expected = choose(ref.state, rng)
+        assert a == expected
+        ref.apply(expected)
+    assert ref.state.to_json() == resumed.state.to_json()
+
+
+def _to_battle_stage(s: EngineSession, stage: str, seed: int) -> bool:
+    rng = random.Random(seed)
+    for _ in range(3000):
+        st = s.state
+        if st.winner is not None:
+            return False
+        if st.battle is not None and st.pending and st.pending[0].need.value == stage:
+            return True
+        s.apply(choose(st, rng))
+    return False
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_battle_wizard_on_real_battles_conflict_face_down(tmp_path: Path, seed: int) -> None:
+    s = new_session(tmp_path, seed)
+    assert _to_battle_stage(s, "conflict", seed)
+    b = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert b.battle is not None and b.battle.stage == 4
+    n_before = len(s.actions)
+    first = b.prompted()
+    assert first is not None
+    choice = next(o for o in b.options_for_prompted() if o.enabled and o.kind is OptionKind.CONFLICT)
+    b.tap(choice)
+    waiting = b.battle.waiting_for
+    if len(waiting) > 1:
+        assert len(s.actions) == n_before  # face-down: not applied until everyone has chosen
+        second = b.prompted()
+        assert second is not None and second is not first
+        b.tap(next(o for o in b.options_for_prompted() if o.enabled and o.kind is OptionKind.CONFLICT))
+    assert len(s.actions) > n_before
+    assert any("face-down" in x.text or "revealed" in x.text for x in s.history()[n_before:])
+
+
+def test_turn_presenter_applies_real_actions_and_explains_refusals(tmp_path: Path) -> None:
+    s = new_session(tmp_path)
+    t = TurnPresenter(s)
+    t.select_group(OptionKind.ADVANCE)
+    choices = t.target_choices()
+    assert choices and any(enabled for _t, _n, enabled, _o in choices)
+    grey = next(c for c in choices if not c[2])
+    t.tap_target(grey[0], grey[3])
+    assert t.explanation is not None and not t.explanation.ok
+    ok = next(c for c in choices if c[2])
+    t.tap_target(ok[0], ok[3])
+    counts = [o for o in t.visible_options() if o.enabled]
+    t.tap(counts[-1])
+    assert len(s.actions) == 1 and "advanced" in s.history()[0].text
+
+
+def test_arena_or_ambush_roll_goes_through_the_roller(tmp_path: Path) -> None:
+    for seed in range(20, 40):
+        s = new_session(tmp_path / str(seed), seed)
+        if _to_battle_stage(s, "dice", seed):
+            break
+    else:
+        pytest.skip("no dice roll reached in 20 seeded games")
+    clock = ManualClock()
+    b = BattlePresenter(s, FakeRoller((3, 3, 3, 3, 3, 3)), clock, threaded_rolls=False)
+    roll = next(o for o in s.options() if o.kind is OptionKind.ROLL)
+    n = len(s.actions)
+    b.tap(roll)
+    clock.advance()
+    assert len(s.actions) == n + 1 and "rolled 3" in s.history()[-1].text

@@ -1,0 +1,147 @@
+"""The firmware's protocol codec (firmware/dice/protocol.py) against docs/dice-protocol.golden.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from firmware.dice import protocol as p
+from tests.firmware.golden import FRAMES, GOLDEN, INVALID
+
+
+def test_crc_check_value() -> None:
+    # CRC-16/CCITT-FALSE's published check value.
+    assert p.crc16(b"123456789") == 0x29B1
+    assert p.crc16(b"") == 0xFFFF
+
+
+@pytest.mark.parametrize(
+    ("raw", "encoded"),
+    [  # the examples of the COBS paper / Wikipedia
+        ("00", "0101"),
+        ("0000", "010101"),
+        ("11220033", "0311220233"),
+        ("11223344", "0511223344"),
+        ("11000000", "0211010101"),
+        (bytes(range(1, 255)).hex(), "ff" + bytes(range(1, 255)).hex()),
+        (bytes(range(0, 255)).hex(), "01ff" + bytes(range(1, 255)).hex()),
+        (bytes(range(1, 256)).hex(), "ff" + bytes(range(1, 255)).hex() + "02ff"),
+    ],
+)
+def test_cobs_vectors(raw: str, encoded: str) -> None:
+    assert p.cobs_encode(bytes.fromhex(raw)).hex() == encoded
+    assert p.cobs_decode(bytes.fromhex(encoded)).hex() == raw
+
+
+def test_hand_assembled_frame_matches_golden() -> None:
+    # ROLL seq 0x1235 n=2, built by hand from the spec (not by the codec): header, body, CRC, COBS, 0x00.
+    head = bytes([0x01, 0x02, 0x12, 0x35, 0x01, 0x02])
+    crc = p.crc16(head)
+    packet = head + bytes([crc >> 8, crc & 0xFF])
+    assert 0 not in packet
+    wire = bytes([len(packet) + 1]) + packet + b"\x00"
+    golden = next(f for f in FRAMES if f["name"] == "roll_2")
+    assert wire.hex() == golden["hex"]
+
+
+def test_golden_file_covers_every_message_type_and_rejection() -> None:
+    assert GOLDEN["protocol_version"] == p.VERSION
+    assert {f["message"]["type"] for f in FRAMES} == set(p.TYPE_CODES)
+    assert {f["error"] for f in INVALID} == {
+        p.BAD_COBS, p.TRUNCATED, p.BAD_CRC, p.LENGTH_MISMATCH, p.TOO_LONG, p.BAD_VERSION, p.BAD_LENGTH,
+        p.BAD_COUNT, p.BAD_VALUE, p.UNKNOWN_TYPE,
+    }
+    assert {f["message"]["code"] for f in FRAMES if f["message"]["type"] == "ERROR"} == set(range(1, 8))
+    names = [f["name"] for f in FRAMES + INVALID]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("case", FRAMES, ids=lambda c: c["name"])
+def test_golden_frame_decodes_and_encodes(case: dict[str, Any]) -> None:
+    wire = bytes.fromhex(case["hex"])
+    assert p.decode_message(wire) == case["message"]
+    assert p.encode_message(case["message"]) == wire
+    packets = p.Deframer().feed(wire)
+    assert len(packets) == 1
+    assert isinstance(packets[0], p.Packet)
+    host_type = p.is_host_type(packets[0].type)
+    assert case["direction"] == ("host_to_device" if host_type else "device_to_host")
+
+
+@pytest.mark.parametrize("case", INVALID, ids=lambda c: c["name"])
+def test_golden_invalid_frame_is_rejected(case: dict[str, Any]) -> None:
+    wire = bytes.fromhex(case["hex"])
+    with pytest.raises(p.FrameError) as info:
+        p.decode_message(wire)
+    assert info.value.kind == case["error"]
+
+
+def test_stream_of_all_golden_frames_with_garbage_between() -> None:
+    stream = bytearray(b"\x00garbage\x00")
+    for case in FRAMES:
+        stream += bytes.fromhex(case["hex"]) + b"\x00\x00\x13\x37\x00"
+    items = p.Deframer().feed(bytes(stream))
+    packets = [i for i in items if isinstance(i, p.Packet)]
+    assert [p.packet_to_message(pk) for pk in packets] == [f["message"] for f in FRAMES]
+    assert all(isinstance(i, p.FrameError) for i in items if not isinstance(i, p.Packet))
+
+
+def test_deframer_byte_by_byte_equals_whole() -> None:
+    wire = b"".join(bytes.fromhex(f["hex"]) for f in FRAMES + INVALID)
+    whole = p.Deframer().feed(wire)
+    d = p.Deframer()
+    pieces: list[object] = []
+    for b in wire:
+        pieces.extend(d.feed(bytes([b])))
+    assert [repr(x) if isinstance(x, p.Packet) else x.kind for x in whole] == [
+        repr(x) if isinstance(x, p.Packet) else x.kind for x in pieces  # type: ignore[attr-defined]
+    ]
+
+
+def test_over_long_frame_reported_once_then_stream_recovers() -> None:
+    d = p.Deframer()
+    items = d.feed(b"\x01" * 500 + b"\x00" + bytes.fromhex(FRAMES[0]["hex"]))
+    assert [type(i).__name__ for i in items] == ["FrameError", "Packet"]
+    assert items[0].kind == p.TOO_LONG  # type: ignore[union-attr]
+    assert d.feed(b"\x05" * 64 + b"\x00")[0].kind != p.TOO_LONG  # type: ignore[union-attr]  # 64 is allowed
+
+
+def test_bad_version_error_carries_trusted_header() -> None:
+    case = next(c for c in INVALID if c["error"] == p.BAD_VERSION)
+    with pytest.raises(p.FrameError) as info:
+        p.decode_frame(bytes.fromhex(case["hex"]))
+    assert info.value.seq == 0x0102
+    assert info.value.ptype == p.ROLL
+
+
+def test_encoders_refuse_bad_values() -> None:
+    with pytest.raises(ValueError, match="seq"):
+        p.encode_packet(p.ROLL, 0x10000, b"\x01")
+    with pytest.raises(ValueError, match="body too long"):
+        p.encode_packet(p.PING, 1, bytes(57))
+    with pytest.raises(ValueError, match="die value"):
+        p.dice_body([1, 7])
+    with pytest.raises(ValueError, match="dice"):
+        p.dice_body([])
+    with pytest.raises(ValueError, match="device id"):
+        p.hello_body((1, 0, 0), 0, 10, b"short")
+    # Error details are clipped to 32 printable ASCII bytes.
+    body = p.error_body(1, "x" * 40 + "\n")
+    assert body == b"\x01" + b"x" * 32
+    assert p.error_body(1, "caf\u00e9") == b"\x01caf??"
+
+
+def test_largest_message_fits_a_frame() -> None:
+    status = next(f for f in FRAMES if f["message"]["type"] == "STATUS")
+    assert len(bytes.fromhex(status["hex"])) - 1 <= p.MAX_FRAME
+    biggest = p.encode_frame(p.PING, 0, bytes(range(1, p.MAX_BODY + 1)))
+    assert len(biggest) - 1 == p.MAX_FRAME
+    assert len(p.Deframer().feed(biggest)) == 1
+
+
+def test_generator_reproduces_the_committed_golden_file() -> None:
+    from tests.firmware import make_golden
+
+    assert make_golden.build() == GOLDEN
+    assert make_golden.render() == make_golden.ROOT.joinpath("docs", "dice-protocol.golden.json").read_text()

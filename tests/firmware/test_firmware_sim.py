@@ -1,0 +1,238 @@
+"""The simulated device (firmware/sim.py) over a real pseudo-terminal, opened with pyserial like hardware."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import serial
+
+from firmware import sim as sim_mod
+from firmware.dice import protocol as p
+from firmware.sim import Simulator
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Client:
+    """A minimal host for tests: whole frames in, decoded messages out, retries with the same seq."""
+
+    def __init__(self, port: str, timeout: float = 0.25) -> None:
+        self.port = serial.Serial(port, timeout=timeout)
+        self.port.write(b"\x00")
+        self.deframer = p.Deframer()
+        self.pending: list[dict[str, Any]] = []
+
+    def close(self) -> None:
+        self.port.close()
+
+    def receive(self, timeout: float) -> dict[str, Any] | None:
+        end = time.monotonic() + timeout
+        while not self.pending and time.monotonic() < end:
+            data = self.port.read(max(1, self.port.in_waiting))
+            for item in self.deframer.feed(data):
+                if isinstance(item, p.Packet):
+                    with contextlib.suppress(p.FrameError):
+                        self.pending.append(p.packet_to_message(item))
+        return self.pending.pop(0) if self.pending else None
+
+    def request(self, msg: dict[str, Any], attempts: int = 8, timeout: float = 0.25) -> dict[str, Any]:
+        wire = p.encode_message(msg)
+        for _ in range(attempts):
+            self.port.write(wire)
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                reply = self.receive(end - time.monotonic())
+                if reply is None:
+                    break
+                if reply["type"] == "BUTTON_ROLL":
+                    self.port.write(p.encode_message({"type": "ACK", "seq": reply["seq"]}))
+                elif reply["seq"] == msg["seq"]:
+                    return reply
+        raise TimeoutError(f"no answer to {msg}")
+
+
+def test_hello_and_roll_over_the_pty() -> None:
+    with Simulator(seed=11) as sim:
+        assert sim.port.startswith("/dev/")
+        client = Client(sim.port)
+        try:
+            hello = client.request({"type": "HELLO_REQ", "seq": 0x1234})
+            assert hello["type"] == "HELLO"
+            assert hello["device_id"] == sim_mod.DEFAULT_DEVICE_ID.hex()
+            assert hello["capabilities"] & p.CAP_BUTTON
+            result = client.request({"type": "ROLL", "seq": 0x1235, "n": 2})
+            assert result["type"] == "RESULT"
+            assert sim.rolls == [(0x1235, result["dice"])]
+            again = client.request({"type": "ROLL", "seq": 0x1235, "n": 2})
+            assert again == result
+            assert len(sim.rolls) == 1
+        finally:
+            client.close()
+
+
+def test_same_seed_same_dice() -> None:
+    dice = []
+    for _ in range(2):
+        with Simulator(seed=5) as sim:
+            client = Client(sim.port)
+            client.request({"type": "HELLO_REQ", "seq": 1})
+            dice.append(client.request({"type": "ROLL", "seq": 2, "n": 10})["dice"])
+            client.close()
+    assert dice[0] == dice[1]
+
+
+def test_host_can_close_and_reopen_the_port() -> None:
+    with Simulator(seed=6) as sim:
+        for attempt in range(3):
+            client = Client(sim.port)
+            assert client.request({"type": "HELLO_REQ", "seq": attempt})["type"] == "HELLO"
+            assert client.request({"type": "ROLL", "seq": 100 + attempt, "n": 2})["type"] == "RESULT"
+            client.close()
+        assert [seq for seq, _ in sim.rolls] == [100, 101, 102]
+        assert sim.boots == 1
+
+
+def test_faulty_wire_never_yields_a_wrong_or_changed_roll() -> None:
+    with Simulator(seed=3, drop=0.1, corrupt=0.01) as sim:
+        client = Client(sim.port, timeout=0.05)
+        client.request({"type": "HELLO_REQ", "seq": 1}, attempts=30, timeout=0.1)
+        accepted: dict[int, list[int]] = {}
+        rng = random.Random(9)
+        seq = 1000
+        for _ in range(150):
+            seq += 1
+            n = rng.randint(1, 10)
+            reply = client.request({"type": "ROLL", "seq": seq, "n": n}, attempts=30, timeout=0.05)
+            assert reply["type"] == "RESULT", reply
+            assert len(reply["dice"]) == n
+            accepted[seq] = reply["dice"]
+        client.close()
+        rolled: dict[int, list[int]] = {}
+        for rseq, dice in sim.rolls:
+            assert rseq not in rolled, "a retried request was rolled twice"
+            rolled[rseq] = dice
+        assert accepted == {s: rolled[s] for s in accepted}
+        assert sim.stream is not None
+        assert sim.stream.dropped > 0
+        assert sim.stream.corrupted > 0
+        assert sim.device is not None
+        assert sim.device.counters["duplicates"] > 0
+        assert sim.device.counters["bad_crc"] + sim.device.counters["bad_framing"] > 0
+
+
+def test_unplug_then_replug_reboots_the_device_at_the_same_path(tmp_path: Path) -> None:
+    link = str(tmp_path / "ttyDICE")
+    with Simulator(seed=1, unplug_after=2, replug_after=0.3, link=link) as sim:
+        assert sim.port == link
+        client = Client(link)
+        client.request({"type": "HELLO_REQ", "seq": 1})
+        with pytest.raises(OSError):  # its answer is the 2nd frame: then the port vanishes (SerialException)
+            for _ in range(10):
+                client.request({"type": "ROLL", "seq": 2, "n": 1})
+        deadline = time.monotonic() + 5
+        while sim.boots < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sim.boots == 2
+        assert sim.wait_plugged(5)
+        client.close()
+        client = Client(link)
+        refused = client.request({"type": "ROLL", "seq": 2, "n": 1})
+        assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)  # a fresh boot lost the cache
+        assert client.request({"type": "HELLO_REQ", "seq": 3})["type"] == "HELLO"
+        assert client.request({"type": "ROLL", "seq": 4, "n": 1})["type"] == "RESULT"
+        client.close()
+    assert not os.path.lexists(link)
+
+
+def test_unplug_is_seen_by_the_host() -> None:
+    with Simulator(unplug_after=3) as sim:
+        client = Client(sim.port)
+        with pytest.raises(OSError):  # pyserial raises SerialException (an OSError) or a bare OSError
+            for seq in range(10):
+                client.request({"type": "PING", "seq": seq})
+        assert sim.unplugged_for_good.wait(5)
+        client.close()
+
+
+def test_button_presses_arrive_as_events_until_acked() -> None:
+    with Simulator(seed=2, button_every=0.2) as sim:
+        client = Client(sim.port)
+        client.request({"type": "HELLO_REQ", "seq": 1})
+        event = None
+        deadline = time.monotonic() + 5
+        while event is None and time.monotonic() < deadline:
+            msg = client.receive(0.5)
+            if msg is not None and msg["type"] == "BUTTON_ROLL":
+                event = msg
+        assert event is not None
+        client.port.write(p.encode_message({"type": "ACK", "seq": event["seq"]}))
+        client.close()
+        kinds = [e["kind"] for e in sim.events]
+        assert "button" in kinds
+
+
+def test_delay_still_answers() -> None:
+    with Simulator(delay_ms=30) as sim:
+        client = Client(sim.port, timeout=0.5)
+        assert client.request({"type": "PING", "seq": 5, "data": "abcd"}, timeout=1.0)["data"] == "abcd"
+        client.close()
+
+
+def test_command_line_prints_the_port_first_and_stops_on_sigterm(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware.sim", "--seed", "4", "--log", str(log)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("PORT /dev/"), line
+        client = Client(line.split(" ", 1)[1].strip())
+        client.request({"type": "HELLO_REQ", "seq": 1})
+        result = client.request({"type": "ROLL", "seq": 2, "n": 3})
+        client.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        events = [line for line in log.read_text().splitlines() if '"roll"' in line]
+        assert len(events) == 1
+        assert str(result["dice"]).replace(" ", "") in events[0].replace(" ", "")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--drop", "1.5"],
+        ["--corrupt", "-0.1"],
+        ["--replug-after", "1"],
+        ["--device-id", "xyz"],
+        ["--button-every", "0"],
+        ["--bogus"],
+    ],
+)
+def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert sim_mod.main(argv) == 2
+    assert capsys.readouterr().err
+
+
+def test_seneschal_dice_sim_is_wired() -> None:
+    from companion.cli import SUBCOMMANDS
+
+    assert SUBCOMMANDS["dice-sim"][:2] == ("firmware.sim", "main")
+    assert sim_mod.main(["--help"]) == 0

@@ -1,0 +1,63 @@
+"""hardware.cli (`python -m hardware`): JSON out, exit code 2 for malformed input, 1 for roller trouble."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hardware.cli import main
+from tests.hardware.fakes import simulator
+
+
+def test_typed_and_screen_rolls_need_no_device(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["roll", "--typed", "3 5"]) == 0
+    assert main(["roll", "2", "--screen", "--count", "3"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0]["dice"] == [3, 5] and lines[0]["source"] == "typed"
+    assert [len(x["dice"]) for x in lines[1:]] == [2, 2, 2] and {x["source"] for x in lines[1:]} == {"screen"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["roll", "--typed", "3 9"], "'9'"),
+        (["roll", "2", "--typed", "3"], "expected 2"),
+        (["roll"], "number of dice"),
+    ],
+)
+def test_malformed_input_is_exit_code_2_with_a_message(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_argument_errors_are_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["roll", "11"])
+    assert caught.value.code == 2
+    assert "1..10" in capsys.readouterr().err
+
+
+def test_an_unreachable_roller_is_exit_code_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["roll", "2", "--port", "/dev/no-such-roller"]) == 1
+    assert "/dev/no-such-roller" in capsys.readouterr().err
+
+
+def test_commands_against_the_simulated_device(capsys: pytest.CaptureFixture[str]) -> None:
+    with simulator("--seed", "5", "--device-id", "00000000000000aa") as sim:
+        assert main(["info", "--port", sim.port]) == 0
+        assert main(["roll", "4", "--count", "2", "--port", sim.port]) == 0
+        assert main(["status", "--port", sim.port]) == 0
+        assert main(["ping", "--count", "1", "--port", sim.port]) == 0
+    out = capsys.readouterr().out.splitlines()
+    info = json.loads(out[0])
+    assert info["device_id"] == "00000000000000aa" and info["protocol"] == 1
+    assert "STATUS" in info["capabilities"]
+    rolls = [json.loads(line) for line in out[1:3]]
+    assert all(len(r["dice"]) == 4 and r["source"] == "device" for r in rolls)
+    assert {r["device_id"] for r in rolls} == {info["device_id"]}
+    assert json.loads(out[3])["rolls"] == 2
+    assert out[4].endswith(" ms")

@@ -1,0 +1,168 @@
+"""Player colour calibration: measurement, white balance under warm/cool light, rejection, JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.colours import Colour
+from vision.calibration import (
+    ColourCalibration,
+    die_body_colour,
+    sticker_white,
+)
+from vision.errors import CalibrationError
+
+# Plausible die body colours under neutral light (BGR), sticker white 235.
+BODIES: dict[Colour, tuple[float, float, float]] = {
+    Colour.RED: (40, 40, 200),
+    Colour.BLUE: (180, 90, 30),
+    Colour.YELLOW: (40, 210, 230),
+    Colour.GREEN: (60, 150, 40),
+    Colour.WHITE: (225, 225, 225),
+    Colour.BLACK: (35, 35, 35),
+}
+WHITE = (235.0, 235.0, 235.0)
+# Per-channel illuminant gains (B, G, R): a warm lamp and a cool overcast window.
+WARM = np.array([0.62, 0.86, 1.0])
+COOL = np.array([1.0, 0.92, 0.74])
+
+
+def lit(bgr: tuple[float, float, float], light: np.ndarray, level: float = 1.0) -> tuple[float, float, float]:
+    b, g, r = (float(v) for v in np.clip(np.asarray(bgr) * light * level, 0, 255))
+    return (b, g, r)
+
+
+def calib() -> ColourCalibration:
+    return ColourCalibration.from_samples(BODIES, WHITE)
+
+
+def test_every_player_colour_is_its_own_nearest() -> None:
+    c = calib()
+    for colour, bgr in BODIES.items():
+        m = c.match(bgr, WHITE)
+        assert m.colour is colour and m.accepted and m.distance < 1.0
+        assert c.nearest(bgr, WHITE) == (colour, m.distance)
+
+
+@pytest.mark.parametrize("light", [WARM, COOL], ids=["warm", "cool"])
+@pytest.mark.parametrize("level", [0.6, 1.0])
+def test_warm_and_cool_light_are_balanced_by_the_sticker_white(light: np.ndarray, level: float) -> None:
+    """Calibrated under neutral light, played under a warm lamp or a cool window, dimmer or not."""
+    c = calib()
+    white_now = lit(WHITE, light, level)
+    for colour, bgr in BODIES.items():
+        m = c.match(lit(bgr, light, level), white_now)
+        assert m.colour is colour and m.accepted, (colour, m)
+
+
+def test_without_balance_warm_light_confuses_colours() -> None:
+    """Why balance matters: the same warm-lit dice, unbalanced, are not all classified right."""
+    c = calib()
+    wrong = [col for col, bgr in BODIES.items() if c.match(lit(bgr, WARM, 0.6)).colour is not col]
+    assert wrong
+
+
+def test_unknown_colours_are_rejected() -> None:
+    c = calib()
+    skin = (120, 150, 205)
+    m = c.match(skin, WHITE)
+    assert not m.accepted
+    pair = {Colour.RED: BODIES[Colour.RED], Colour.BLUE: BODIES[Colour.BLUE]}
+    two = ColourCalibration.from_samples(pair, WHITE)
+    assert not two.match(BODIES[Colour.GREEN], WHITE).accepted
+
+
+def test_ambiguous_colour_between_two_references_is_not_accepted() -> None:
+    c = ColourCalibration.from_samples({Colour.RED: (40, 40, 200), Colour.YELLOW: (40, 120, 215)}, WHITE)
+    between = (40, 86, 208)
+    m = c.match(between, WHITE)
+    assert m.runner_up is not None and not m.accepted
+
+
+def draw_die(image: np.ndarray, box: tuple[int, int, int, int], body: tuple[float, ...], pips: int) -> None:
+    x0, y0, x1, y1 = box
+    cv2.rectangle(image, (x0, y0), (x1 - 1, y1 - 1), body, -1)
+    pip = (20, 20, 20) if sum(body) > 300 else (235, 235, 235)
+    s = x1 - x0
+    spots = [(0.5, 0.5), (0.25, 0.25), (0.75, 0.75), (0.25, 0.75), (0.75, 0.25), (0.25, 0.5)][:pips]
+    for fx, fy in spots:
+        cv2.circle(image, (int(x0 + fx * s), int(y0 + fy * s)), max(2, s // 10), pip, -1)
+
+
+def test_setup_from_dice_in_a_warm_frame_reads_dice_in_a_cool_frame() -> None:
+    rng = np.random.default_rng(3)
+    warm = np.full((200, 400, 3), (60, 90, 120), np.uint8)
+    cool = np.full((200, 400, 3), (110, 95, 80), np.uint8)
+    boxes = {}
+    for k, (colour, body) in enumerate(BODIES.items()):
+        box = (10 + 60 * k, 40, 10 + 60 * k + 44, 84)
+        boxes[colour] = box
+        draw_die(warm, box, lit(body, WARM), 6)
+        draw_die(cool, box, lit(body, COOL), 5)
+    # A sticker: white paper with a black code in the middle.
+    quad = np.array([[150, 120], [250, 120], [250, 190], [150, 190]], np.float32)
+    for img, light in ((warm, WARM), (cool, COOL)):
+        cv2.rectangle(img, (140, 115), (260, 195), lit(WHITE, light), -1)
+        cv2.rectangle(img, (170, 130), (230, 180), (10, 10, 10), -1)
+        img[:] = np.clip(img.astype(np.int16) + rng.integers(-4, 5, img.shape), 0, 255).astype(np.uint8)
+    c = ColourCalibration.from_dice(warm, boxes, sticker_white(warm, [quad]))
+    white_now = sticker_white(cool, [quad])
+    assert np.allclose(white_now, lit(WHITE, COOL), atol=6)
+    for colour, box in boxes.items():
+        m = c.match(die_body_colour(cool, box), white_now)
+        assert m.colour is colour and m.accepted, (colour, m)
+
+
+def test_body_colour_ignores_pips_and_glare() -> None:
+    img = np.full((60, 60, 3), 128, np.uint8)
+    draw_die(img, (8, 8, 52, 52), (40, 40, 200), 6)
+    cv2.circle(img, (20, 40), 4, (255, 255, 255), -1)  # glare spot
+    b, g, r = die_body_colour(img, (8, 8, 52, 52))
+    assert abs(b - 40) <= 2 and abs(g - 40) <= 2 and abs(r - 200) <= 2
+
+
+def test_json_round_trip(tmp_path: Path) -> None:
+    c = calib()
+    path = tmp_path / "calibration.json"
+    c.save(path)
+    again = ColourCalibration.load(path)
+    assert again.colours == c.colours
+    for colour in c.colours:
+        assert np.allclose(again.references[colour], c.references[colour], atol=1e-3)
+    assert again.threshold == c.threshold and again.margin == c.margin
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("not json", "not JSON"),
+        ("[1, 2]", "[1, 2]"),
+        ('{"format": "something-else"}', "'something-else'"),
+        ('{"format": "seneschal-colour-calibration", "version": 99, "references": {}}', "99"),
+        (
+            '{"format": "seneschal-colour-calibration", "version": 1, "references": {"purple": [1, 2, 3]}}',
+            "'purple'",
+        ),
+        ('{"format": "seneschal-colour-calibration", "version": 1, "references": {"red": [1, 2]}}', "[1, 2]"),
+        ('{"format": "seneschal-colour-calibration", "version": 1, "references": {}}', "none"),
+    ],
+)
+def test_bad_calibration_files_are_refused_quoting_the_input(tmp_path: Path, text: str, quoted: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(CalibrationError, match=None) as info:
+        ColourCalibration.load(path)
+    assert quoted in str(info.value)
+
+
+def test_bad_measurements_are_refused() -> None:
+    with pytest.raises(CalibrationError, match=r"missing\.json"):
+        ColourCalibration.load("/nonexistent/missing.json")
+    with pytest.raises(CalibrationError, match="too dark"):
+        ColourCalibration.from_samples(BODIES, (5, 5, 5))
+    with pytest.raises(CalibrationError, match=r"\(0, 0, 0, 0\)"):
+        die_body_colour(np.zeros((10, 10, 3), np.uint8), (0, 0, 0, 0))

@@ -1,0 +1,166 @@
+"""TableReader end to end on synthetic frames: stable readings, bad inputs, a hand crossing mid-move.
+
+`Oracle` stands in for the map reader and dice finder with the renderer's ground truth where a test is
+about what the pipeline does with their output; `test_real_readers_*` runs V1's and V3's readers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from engine.colours import Colour
+from engine.hexgrid import Hex
+from vision.pipeline import MapView, TableReader, align_tiles
+from vision.sources import Status
+from vision.synth import GroundTruth, SceneSpec, render_scene
+
+RED, BLUE = Colour.RED, Colour.BLUE
+
+LAYOUT = {
+    Hex(0, 0): "T01", Hex(1, 0): "T02", Hex(0, 1): "T03", Hex(-1, 1): "T04", Hex(-1, 0): "T05",
+    Hex(0, -1): "T06", Hex(1, -1): "L1", Hex(2, -1): "K1", Hex(-2, 1): "K2",
+}
+BEFORE = {"K1": {RED: 8}, "K2": {BLUE: 5}, "T01": {RED: 2}, "T05": {BLUE: 1}}
+AFTER = {"K1": {RED: 5}, "K2": {BLUE: 5}, "T01": {RED: 2}, "T02": {RED: 3}, "T05": {BLUE: 1}}
+
+
+@dataclass(frozen=True)
+class TrueDie:
+    box: tuple[int, int, int, int]
+    value: int
+    confidence: float = 1.0
+    unsure: bool = False
+
+
+class Oracle:
+    """Renders frames and hands the pipeline the truth of the frame last rendered, as map and dice readers."""
+
+    def __init__(self) -> None:
+        self.truth: GroundTruth | None = None
+
+    def render(self, spec: SceneSpec, seed: int) -> np.ndarray:
+        image, self.truth = render_scene(spec, seed)
+        return image
+
+    def map_reader(self, image: np.ndarray) -> MapView:
+        t = self.truth
+        assert t is not None
+        visible = [tag for tag in t.tags if not tag.covered]
+        per_tile: dict[str, int] = {}
+        for tag in visible:
+            per_tile[tag.component] = per_tile.get(tag.component, 0) + 1
+        # A tile with a sticker partly under a die is still found (its other sticker, the lattice).
+        tiles = {h: tid for h, tid in t.tiles.items() if any(tag.component == tid for tag in t.tags)}
+        if not visible:
+            tiles = {}
+        return MapView(
+            tiles=tiles,
+            polygons={tid: t.tile_polygons[tid] for tid in tiles.values()},
+            image_to_table=np.linalg.inv(t.homography),
+            tag_quads=[tag.corners for tag in visible],
+            tags_per_tile={k: v for k, v in per_tile.items() if not k.startswith("A")},
+            artefact_quads={tag.component: tag.corners for tag in visible if tag.component.startswith("A")},
+        )
+
+    def dice_reader(
+        self, image: np.ndarray, region: np.ndarray | None = None, calibration: object = None
+    ) -> list[TrueDie]:
+        t = self.truth
+        assert t is not None
+        out = []
+        for d in t.dice:
+            if d.hidden:
+                continue
+            x0, y0 = np.floor(d.top_face.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(d.top_face.max(axis=0)).astype(int)
+            out.append(TrueDie((int(x0), int(y0), int(x1), int(y1)), d.value))
+        return out
+
+    def reader(self, hold: int = 3) -> TableReader:
+        return TableReader(map_reader=self.map_reader, dice_reader=self.dice_reader, hold_frames=hold)
+
+
+def spec(knights: dict[str, dict[Colour, int]], **kw: object) -> SceneSpec:
+    base = SceneSpec(LAYOUT, knights, {"A01": True, "A02": True}, layout_seed=5, tilt_deg=12.0)
+    return base.with_(**kw)
+
+
+def run(reader: TableReader, oracle: Oracle, frames: list[SceneSpec], start_seed: int = 0) -> list:  # type: ignore[type-arg]
+    return [reader.read(oracle.render(s, start_seed + i)) for i, s in enumerate(frames)]
+
+
+def test_a_still_table_is_read_exactly_after_the_hold() -> None:
+    oracle = Oracle()
+    reader = oracle.reader(hold=3)
+    results = run(reader, oracle, [spec(BEFORE)] * 4)
+    assert [r.status for r in results] == [Status.OK] * 4
+    assert results[0].raw.knights == BEFORE and results[0].reading.knights == {}
+    assert results[2].reading.knights == BEFORE and results[2].changed
+    assert dict(results[3].reading.tiles) == LAYOUT
+    assert dict(results[3].reading.artefacts) == {"A01": True, "A02": True}
+    assert not results[3].reading.unsure
+
+
+def test_a_hand_crossing_mid_move_never_shows_a_half_made_move() -> None:
+    """Red moves 3 knights from K1 to T02; a hand carries them over the board (renderer's hand occluder)."""
+    oracle = Oracle()
+    reader = oracle.reader(hold=3)
+    half = {"K1": {RED: 5}, "K2": {BLUE: 5}, "T01": {RED: 2}, "T05": {BLUE: 1}}
+    frames = [spec(BEFORE)] * 4 + [spec(half, occluders=1)] * 4 + [spec(half)] * 2
+    frames += [spec(AFTER, occluders=1)] * 2
+    frames += [spec(AFTER)] * 5
+    results = run(reader, oracle, frames)
+    stable = [r.reading.knights for r in results]
+    assert all(k in ({}, BEFORE, AFTER) for k in stable), [dict(k) for k in stable]
+    assert stable[-1] == AFTER
+
+
+def test_bad_frames_keep_the_last_good_reading() -> None:
+    oracle = Oracle()
+    reader = oracle.reader(hold=2)
+    run(reader, oracle, [spec(BEFORE)] * 2)
+    good = reader.stable
+    assert good.knights == BEFORE
+    black = reader.read(np.zeros((1080, 1920, 3), np.uint8))
+    assert black.status is Status.NO_SIGNAL and black.reading == good and black.raw is None
+    grey = reader.read(np.full((720, 1280, 3), 128, np.uint8))
+    assert grey.status is Status.NO_SIGNAL
+    bad = reader.read(np.zeros((10, 10), np.float32))
+    assert bad.status is Status.CORRUPTED_FRAME and bad.reading == good
+    no_tags = reader.read(oracle.render(spec(BEFORE, stickers=False), 9))
+    assert no_tags.status is Status.NO_TAGS and no_tags.reading.knights == BEFORE
+    assert "no tile stickers" in no_tags.message
+
+
+def test_half_a_board_is_reported_and_the_unseen_half_kept() -> None:
+    oracle = Oracle()
+    reader = oracle.reader(hold=2)
+    run(reader, oracle, [spec(BEFORE)] * 2)
+    half_layout = {h: t for h, t in LAYOUT.items() if t in ("T01", "T02", "K1")}
+    moved = {"K1": {RED: 7}, "T01": {RED: 2}, "T02": {RED: 1}}
+    results = run(reader, oracle, [SceneSpec(half_layout, moved, layout_seed=8)] * 3, start_seed=20)
+    assert all(r.status is Status.HALF_BOARD for r in results)
+    assert "K2" in results[-1].message
+    final = results[-1].reading
+    assert final.knights["K2"] == {BLUE: 5} and final.knights["T05"] == {BLUE: 1}  # kept from before
+    assert final.knights["K1"] == {RED: 7} and final.knights["T02"] == {RED: 1}
+    assert {"K2", "T05"} <= final.unsure
+
+
+def test_tiles_are_aligned_to_the_stable_map_whatever_the_lattice_origin() -> None:
+    turned = {Hex(-h.r, h.q + h.r) + Hex(3, -2): t for h, t in LAYOUT.items()}  # a 60-degree turn and a shift
+    assert align_tiles(turned, LAYOUT) == LAYOUT
+    assert align_tiles(LAYOUT, {}) == LAYOUT
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: None, lambda: "not an image", lambda: np.zeros((0, 0, 3), np.uint8)]
+)
+def test_garbage_is_a_corrupted_frame(make: Callable[[], object]) -> None:
+    oracle = Oracle()
+    result = oracle.reader().read(make())
+    assert result.status is Status.CORRUPTED_FRAME and result.raw is None

@@ -1,0 +1,164 @@
+"""Stable readings: N-frame hysteresis, occlusion, and no half-made move (rules in vision/stability.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from engine.colours import Colour
+from engine.hexgrid import Hex
+from vision.stability import FrameObservation, Stabilizer, StableTable
+
+RED, BLUE = Colour.RED, Colour.BLUE
+LOCS = frozenset({"K1", "K2", "T01", "T02", "T03"})
+TILES = {Hex(0, 0): "T01", Hex(1, 0): "T02", Hex(0, 1): "T03"}
+
+
+def obs(
+    i: int,
+    knights: Mapping[str, Mapping[Colour, int]],
+    *,
+    occluded: frozenset[str] = frozenset(),
+    busy: bool = False,
+    seen: frozenset[str] = LOCS,
+    artefacts: Mapping[str, bool] | None = None,
+) -> FrameObservation:
+    return FrameObservation(
+        frame_index=i,
+        tiles=TILES,
+        knights=knights,
+        seen=seen,
+        occluded=occluded,
+        busy=busy,
+        artefacts=artefacts or {},
+    )
+
+
+START = {"K1": {RED: 5}, "K2": {BLUE: 4}, "T01": {RED: 1}}
+
+
+def settled(hold: int = 3) -> tuple[Stabilizer, int]:
+    s = Stabilizer(hold_frames=hold)
+    i = 0
+    for i in range(hold):
+        out = s.update(obs(i, START))
+    assert out.knights == START
+    return s, i + 1
+
+
+def red_total(table: StableTable) -> int:
+    return sum(c.get(RED, 0) for c in table.knights.values())
+
+
+def test_new_value_commits_after_exactly_n_frames() -> None:
+    s = Stabilizer(hold_frames=4)
+    outs = [s.update(obs(i, START)) for i in range(6)]
+    assert [o.knights == START for o in outs] == [False, False, False, True, True, True]
+    assert outs[3].changed and not outs[4].changed
+    assert outs[3].tiles == TILES
+
+
+@pytest.mark.parametrize("hold", [1, 2, 5])
+def test_flicker_shorter_than_hold_never_shows(hold: int) -> None:
+    s, i = settled(hold)
+    flicker = {**START, "T02": {BLUE: 2}}
+    for k in range(hold - 1):
+        assert s.update(obs(i + k, flicker)).knights == START
+    assert s.update(obs(i + hold, START)).knights == START
+    if hold == 1:
+        # With a hold of 1 a single clear frame is a change (the degenerate, configurable case).
+        assert s.update(obs(i + hold + 1, flicker)).knights == flicker
+
+
+def test_hand_crossing_mid_move_produces_no_intermediate_reading() -> None:
+    """Red moves 2 knights from castle K1 to T02; a hand covers K1, then the table, then T02."""
+    s, i = settled(3)
+    after = {"K1": {RED: 3}, "K2": {BLUE: 4}, "T01": {RED: 1}, "T02": {RED: 2}}
+    script: list[FrameObservation] = []
+    script += [obs(i + k, START, occluded=frozenset({"K1"}), busy=True) for k in range(3)]
+    lifted = {"K1": {RED: 3}, "K2": {BLUE: 4}, "T01": {RED: 1}}
+    script += [obs(i + 3 + k, lifted, busy=True) for k in range(5)]  # dice in the hand, hand over the board
+    script += [obs(i + 8 + k, lifted, occluded=frozenset({"T02"}), busy=True) for k in range(3)]
+    script += [obs(i + 11 + k, after) for k in range(6)]
+    readings = [s.update(o) for o in script]
+    seen = [r.knights for r in readings]
+    assert all(k in (START, after) for k in seen), "a half-made move was reported"
+    first_after = seen.index(after)
+    assert first_after == 11 + 2  # both locations held 3 clear frames after the hand left
+    assert all(k == after for k in seen[first_after:])
+    assert readings[first_after].changed
+    assert all(red_total(r) in (6,) for r in readings)
+
+
+def test_knights_lifted_without_a_detected_hand_wait_for_landing() -> None:
+    """No hand detected (e.g. from the side): the castle empties for a while before the die lands."""
+    s, i = settled(3)
+    lifted = {"K1": {RED: 3}, "K2": {BLUE: 4}, "T01": {RED: 1}}
+    after = {**lifted, "T02": {RED: 2}}
+    script = [obs(i + k, lifted) for k in range(7)] + [obs(i + 7 + k, after) for k in range(5)]
+    seen = [s.update(o).knights for o in script]
+    assert lifted not in seen
+    assert seen[-1] == after
+
+
+def test_a_real_loss_commits_after_the_longer_hold() -> None:
+    s, i = settled(3)
+    lost = {"K1": {RED: 5}, "K2": {BLUE: 4}}  # the red knight on T01 was lost in battle
+    seen = [s.update(obs(i + k, lost)).knights for k in range(12)]
+    assert seen.index(lost) == s.loss_frames - 1 == 8
+    assert s.current().knights == lost
+
+
+def test_occluded_location_keeps_its_reading_and_restarts_counting() -> None:
+    s, i = settled(3)
+    changed = {**START, "T01": {RED: 1, BLUE: 1}}
+    # Two clear frames of the change, then a hand over T01 (its reading flickers to empty), then clear again.
+    script = [obs(i, changed), obs(i + 1, changed)]
+    script += [obs(i + 2 + k, {**START, "T01": {}}, occluded=frozenset({"T01"})) for k in range(4)]
+    script += [obs(i + 6 + k, changed) for k in range(3)]
+    out = [s.update(o) for o in script]
+    assert all(o.knights["T01"] == {RED: 1} for o in out[:-1])
+    assert "T01" in out[3].unsure
+    assert out[-1].knights == changed
+
+
+def test_half_a_board_out_of_view_blocks_nothing_and_is_kept() -> None:
+    s, i = settled(3)
+    half = frozenset({"K2", "T02", "T03"})
+    placed = {"K2": {BLUE: 3}, "T02": {BLUE: 1}}  # K1 and T01 out of view
+    out = [s.update(obs(i + k, placed, seen=half)) for k in range(3)]
+    assert out[-1].knights == {"K1": {RED: 5}, "T01": {RED: 1}, "K2": {BLUE: 3}, "T02": {BLUE: 1}}
+    assert {"K1", "T01"} <= out[-1].unsure
+
+
+def test_busy_board_defers_commit() -> None:
+    s, i = settled(2)
+    changed = {**START, "T03": {BLUE: 1}, "K2": {BLUE: 3}}
+    out = [s.update(obs(i + k, changed, busy=True)) for k in range(5)]
+    assert all(o.knights == START for o in out)
+    assert s.update(obs(i + 5, changed)).knights == changed
+
+
+def test_tiles_and_artefacts_have_hysteresis_and_hidden_cards_keep_their_side() -> None:
+    s = Stabilizer(hold_frames=2)
+    s.update(obs(0, {}, artefacts={"A01": True}))
+    assert s.update(obs(1, {}, artefacts={"A01": True})).artefacts == {"A01": True}
+    # Hidden by a hand: the artefact is simply not determined; its side stays.
+    assert s.update(obs(2, {})).artefacts == {"A01": True}
+    assert s.update(obs(3, {}, artefacts={"A01": False})).artefacts == {"A01": True}
+    assert s.update(obs(4, {}, artefacts={"A01": False})).artefacts == {"A01": False}
+    moved = FrameObservation(5, {Hex(2, 0): "T01"}, {}, LOCS)
+    s.update(moved)
+    table = s.update(FrameObservation(6, {Hex(2, 0): "T01"}, {}, LOCS))
+    assert table.tiles[Hex(2, 0)] == "T01" and Hex(0, 0) not in table.tiles
+
+
+def test_seed_and_bad_configuration() -> None:
+    s = Stabilizer(hold_frames=3)
+    s.seed(START, TILES)
+    assert s.current().knights == START and s.current().tiles == TILES
+    with pytest.raises(ValueError, match="hold_frames"):
+        Stabilizer(hold_frames=0)
+    with pytest.raises(ValueError, match="loss_frames"):
+        Stabilizer(hold_frames=3, loss_frames=2)

@@ -1,0 +1,369 @@
+"""Player colour calibration: which player a die belongs to, from its body colour.
+
+At setup every player shows one die; we measure its body colour (pips and glare excluded) and keep it as
+that player's reference in CIE Lab. At play time a die's colour is compared with every reference and the
+nearest one wins, unless it is farther than `threshold` (an unknown object, a hand, a die of a colour nobody
+plays) or too close to a second reference to tell (`ColourMatch.accepted` is False then, and the caller marks
+the location unsure).
+
+Light changes between setup and play (a lamp switched on, the evening sun) are removed by white balance: the
+white paper of the QR stickers is the table's white reference. A sample is scaled per channel so that the
+frame's sticker white becomes `WHITE_TARGET` (von Kries), then converted to Lab. The references are stored
+balanced too, so calibration taken under a warm lamp still works under a cool window light.
+
+Uneven light (a die in the shade of a lamp's fall-off) makes a surface darker, and in Lab its a/b shrink with
+its L. So the distance compares a sample's a/b scaled to the reference's lightness (the ratio clipped to
+`SHADE_RANGE`), and counts the lightness difference itself only `L_WEIGHT` as much: white and black dice still
+differ by 70+ in L, while a yellow die in shade stays yellow.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.colours import Colour
+from vision.errors import CalibrationError
+
+BGR = tuple[float, float, float]
+Lab = tuple[float, float, float]
+Box = tuple[int, int, int, int]
+
+FORMAT = "seneschal-colour-calibration"
+VERSION = 1
+# Sticker white is mapped to this value per channel (slightly below 255 so that balancing never clips it).
+WHITE_TARGET = 235.0
+L_WEIGHT = 0.35
+SHADE_RANGE = (0.85, 2.0)
+DEFAULT_THRESHOLD = 24.0
+# The nearest reference must be at least this much closer than the runner-up to be trusted.
+DEFAULT_MARGIN = 6.0
+
+
+def white_balance_gains(white_bgr: Sequence[float]) -> BGR:
+    """Per-channel gains that turn the measured sticker white into neutral `WHITE_TARGET` grey."""
+    if len(white_bgr) != 3:
+        raise CalibrationError(f"white reference must have 3 channels (B, G, R), got {list(white_bgr)!r}")
+    values = [float(v) for v in white_bgr]
+    if not all(math.isfinite(v) for v in values) or min(values) < 20.0:
+        raise CalibrationError(
+            f"white reference {values!r} is too dark or invalid to balance from (need every channel >= 20)"
+        )
+    b, g, r = (WHITE_TARGET / v for v in values)
+    return (b, g, r)
+
+
+def balance(bgr: npt.ArrayLike, white_bgr: Sequence[float] | None) -> npt.NDArray[np.float32]:
+    """Apply white balance to one colour or an Nx3 array of colours (no-op when `white_bgr` is None)."""
+    arr = np.asarray(bgr, dtype=np.float32).reshape(-1, 3)
+    if white_bgr is None:
+        return arr
+    gains = np.asarray(white_balance_gains(white_bgr), dtype=np.float32)
+    out: npt.NDArray[np.float32] = np.clip(arr * gains, 0.0, 255.0).astype(np.float32)
+    return out
+
+
+def bgr_to_lab(bgr: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Nx3 BGR (0..255, any float) -> Nx3 Lab (L 0..100, a/b about -128..127)."""
+    arr = (np.asarray(bgr, dtype=np.float32) / np.float32(255.0)).reshape(-1, 1, 3).astype(np.float32)
+    lab: npt.NDArray[np.float32] = np.asarray(cv2.cvtColor(arr, cv2.COLOR_BGR2Lab), np.float32).reshape(-1, 3)
+    return lab
+
+
+def lab_distance(references: npt.ArrayLike, sample: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Shade-tolerant distance from a Lab sample to each Lab reference (Nx3): see the module docstring."""
+    refs = np.asarray(references, dtype=np.float32).reshape(-1, 3)
+    s = np.asarray(sample, dtype=np.float32).reshape(3)
+    ratio = np.clip(refs[:, 0] / max(float(s[0]), 1.0), *SHADE_RANGE)
+    da = s[1] * ratio - refs[:, 1]
+    db = s[2] * ratio - refs[:, 2]
+    dl = L_WEIGHT * (s[0] - refs[:, 0])
+    dist: npt.NDArray[np.float32] = np.sqrt(dl**2 + da**2 + db**2).astype(np.float32)
+    return dist
+
+
+def die_body_colour(
+    image: npt.NDArray[np.uint8], box: Box, mask: npt.NDArray[np.uint8] | None = None
+) -> BGR:
+    """Median body colour of the die face in `box` (x0, y0, x1, y1), pips and glare excluded.
+
+    The inner 70% of the box is used (edges mix with the tile or the die's sides). Pips are the pixels whose
+    lightness is far from the median lightness (dark pips on light dice, light pips on dark dice); glare is
+    clipped pixels. `mask` (same size as the image, non-zero = die) narrows the sample
+    further when the finder has one.
+    """
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise CalibrationError(f"expected a BGR image, got an array of shape {image.shape!r}")
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = (int(v) for v in box)
+    if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
+        raise CalibrationError(f"die box {tuple(box)!r} is empty or outside the {w}x{h} image")
+    mx, my = (x1 - x0) * 0.15, (y1 - y0) * 0.15
+    ix0, iy0 = int(x0 + mx), int(y0 + my)
+    ix1, iy1 = max(ix0 + 1, math.ceil(x1 - mx)), max(iy0 + 1, math.ceil(y1 - my))
+    patch = image[iy0:iy1, ix0:ix1].reshape(-1, 3)
+    if mask is not None:
+        keep_mask = mask[iy0:iy1, ix0:ix1].reshape(-1) > 0
+        if np.count_nonzero(keep_mask) >= 4:
+            patch = patch[keep_mask]
+    pixels = patch.astype(np.float32)
+    unclipped = pixels[pixels.max(axis=1) < 250.0]
+    if len(unclipped) >= max(4, len(pixels) // 5):
+        pixels = unclipped
+    lightness = pixels.mean(axis=1)
+    median_l = float(np.median(lightness))
+    body = pixels[np.abs(lightness - median_l) <= 30.0]
+    if len(body) == 0:
+        body = pixels
+    b, g, r = (float(v) for v in np.median(body, axis=0))
+    return (b, g, r)
+
+
+@dataclass(frozen=True, slots=True)
+class ColourMatch:
+    """The result of classifying one colour: nearest player colour, its distance, and the runner-up's."""
+
+    colour: Colour
+    distance: float
+    runner_up: Colour | None
+    runner_up_distance: float
+    threshold: float
+    margin: float
+
+    @property
+    def accepted(self) -> bool:
+        """True when the colour is near enough to its reference and clearly nearer than the runner-up."""
+        if self.distance > self.threshold:
+            return False
+        return self.runner_up is None or self.runner_up_distance - self.distance >= self.margin
+
+
+@dataclass(frozen=True, slots=True)
+class ColourCalibration:
+    """Per-player reference colours (white-balanced Lab) and the rejection rule."""
+
+    references: Mapping[Colour, Lab]
+    threshold: float = DEFAULT_THRESHOLD
+    margin: float = DEFAULT_MARGIN
+    _colours: tuple[Colour, ...] = field(init=False, repr=False, compare=False)
+    _matrix: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.references:
+            raise CalibrationError("a colour calibration needs one player's reference or more, got none")
+        problems = []
+        for colour, lab in self.references.items():
+            if not isinstance(colour, Colour):
+                problems.append(f"{colour!r} is not a player colour")
+            elif len(lab) != 3 or not all(math.isfinite(float(v)) for v in lab):
+                problems.append(f"{colour.value}: reference {lab!r} is not three finite Lab numbers")
+        if not (self.threshold > 0 and self.margin >= 0):
+            problems.append(f"threshold {self.threshold!r} must be > 0 and margin {self.margin!r} >= 0")
+        if problems:
+            raise CalibrationError("invalid colour calibration: " + "; ".join(problems))
+        refs = {c: (float(v[0]), float(v[1]), float(v[2])) for c, v in self.references.items()}
+        object.__setattr__(self, "references", refs)
+        object.__setattr__(self, "_colours", tuple(refs))
+        object.__setattr__(self, "_matrix", np.asarray([refs[c] for c in refs], dtype=np.float32))
+
+    @property
+    def colours(self) -> tuple[Colour, ...]:
+        return self._colours
+
+    # -- construction --------------------------------------------------------------------------------------
+    @classmethod
+    def from_samples(
+        cls,
+        samples: Mapping[Colour, Sequence[float]],
+        white_bgr: Sequence[float] | None = None,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        margin: float = DEFAULT_MARGIN,
+    ) -> ColourCalibration:
+        """References from one measured BGR body colour per player, balanced with the frame's white."""
+        refs: dict[Colour, Lab] = {}
+        for colour, bgr in samples.items():
+            if len(bgr) != 3:
+                raise CalibrationError(f"{colour!r}: sample {list(bgr)!r} is not a BGR triple")
+            lab = bgr_to_lab(balance(bgr, white_bgr))[0]
+            refs[colour] = (float(lab[0]), float(lab[1]), float(lab[2]))
+        return cls(refs, threshold=threshold, margin=margin)
+
+    @classmethod
+    def from_dice(
+        cls,
+        image: npt.NDArray[np.uint8],
+        boxes: Mapping[Colour, Box],
+        white_bgr: Sequence[float] | None = None,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        margin: float = DEFAULT_MARGIN,
+    ) -> ColourCalibration:
+        """The setup step: every player shows a die; `boxes` says where each one is in `image`."""
+        if white_bgr is None:
+            white_bgr = sticker_white(image)
+        samples = {colour: die_body_colour(image, box) for colour, box in boxes.items()}
+        return cls.from_samples(samples, white_bgr, threshold=threshold, margin=margin)
+
+    # -- classification ------------------------------------------------------------------------------------
+    def match_lab(self, lab: Sequence[float]) -> ColourMatch:
+        d = lab_distance(self._matrix, np.asarray(lab, dtype=np.float32))
+        order = np.argsort(d)
+        best = int(order[0])
+        second = int(order[1]) if len(order) > 1 else None
+        return ColourMatch(
+            colour=self._colours[best],
+            distance=float(d[best]),
+            runner_up=None if second is None else self._colours[second],
+            runner_up_distance=math.inf if second is None else float(d[second]),
+            threshold=self.threshold,
+            margin=self.margin,
+        )
+
+    def match(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> ColourMatch:
+        """Classify a BGR body colour seen in a frame whose sticker white is `white_bgr` (None: as is)."""
+        lab = bgr_to_lab(balance(bgr, white_bgr))[0]
+        return self.match_lab((float(lab[0]), float(lab[1]), float(lab[2])))
+
+    def nearest(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> tuple[Colour, float]:
+        """The nearest player colour and its distance; callers compare with `threshold` (see `match`)."""
+        m = self.match(bgr, white_bgr)
+        return m.colour, m.distance
+
+    # -- persistence ---------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "threshold": self.threshold,
+            "margin": self.margin,
+            "references": {c.value: [round(v, 3) for v in lab] for c, lab in self.references.items()},
+        }
+
+    @classmethod
+    def from_json(cls, obj: object) -> ColourCalibration:
+        if not isinstance(obj, dict):
+            raise CalibrationError(f"a colour calibration must be a JSON object, got {obj!r:.80}")
+        if obj.get("format") != FORMAT:
+            raise CalibrationError(
+                f"not a colour calibration: format is {obj.get('format')!r}, expected {FORMAT!r}"
+            )
+        version = obj.get("version")
+        if not isinstance(version, int) or version > VERSION:
+            raise CalibrationError(
+                f"colour calibration version {version!r} is not supported (this reads <= {VERSION})"
+            )
+        refs_obj = obj.get("references")
+        if not isinstance(refs_obj, dict):
+            raise CalibrationError(
+                f"'references' must be an object of colour -> [L, a, b], got {refs_obj!r:.80}"
+            )
+        problems: list[str] = []
+        refs: dict[Colour, Lab] = {}
+        for name, lab in refs_obj.items():
+            try:
+                colour = Colour(name)
+            except ValueError:
+                problems.append(f"unknown colour {name!r}")
+                continue
+            if not (isinstance(lab, list) and len(lab) == 3 and all(isinstance(v, int | float) for v in lab)):
+                problems.append(f"{name}: {lab!r} is not [L, a, b]")
+                continue
+            refs[colour] = (float(lab[0]), float(lab[1]), float(lab[2]))
+        threshold = obj.get("threshold", DEFAULT_THRESHOLD)
+        margin = obj.get("margin", DEFAULT_MARGIN)
+        if not isinstance(threshold, int | float) or not isinstance(margin, int | float):
+            problems.append(f"threshold {threshold!r} and margin {margin!r} must be numbers")
+        if problems:
+            raise CalibrationError("invalid colour calibration: " + "; ".join(problems))
+        return cls(refs, threshold=float(threshold), margin=float(margin))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> ColourCalibration:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            msg = f"cannot read colour calibration {str(p)!r}: {exc.strerror or exc}"
+            raise CalibrationError(msg) from exc
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(f"colour calibration {str(p)!r} is not JSON: {exc}") from exc
+        return cls.from_json(obj)
+
+
+def sticker_white(
+    image: npt.NDArray[np.uint8], quads: Sequence[npt.NDArray[Any]] | None = None
+) -> BGR:
+    """Estimate the table's white (sticker paper) in `image`.
+
+    With sticker corner quads (from the QR decoder), the white is the bright paper around
+    each code:
+    the 90th percentile per channel of the pixels inside the quads enlarged by 25% (codes are half black;
+    the 90th percentile is paper, not glare, which is rarer). Without quads, the 99th percentile of the
+    whole frame's low-saturation pixels is used (a weaker guess).
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+        raise CalibrationError(f"expected a BGR image, got an array of shape {image.shape!r}")
+    samples: list[npt.NDArray[np.uint8]] = []
+    h, w = image.shape[:2]
+    chosen = list(quads or ())
+    if len(chosen) > 16:  # a spread of 16 stickers is plenty, and keeps this under a millisecond or two
+        chosen = [chosen[i] for i in np.linspace(0, len(chosen) - 1, 16).round().astype(int)]
+    for quad in chosen:
+        q = np.asarray(quad, dtype=np.float32).reshape(-1, 2)
+        centre = q.mean(axis=0)
+        grown = (q - centre) * 1.25 + centre
+        x0, y0 = np.floor(grown.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(grown.max(axis=0)).astype(int)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 - x0 >= 2 and y1 - y0 >= 2:
+            step = max(1, min(x1 - x0, y1 - y0) // 24)  # ~600 samples per sticker are plenty
+            samples.append(image[y0:y1:step, x0:x1:step].reshape(-1, 3))
+    if samples:
+        pix = np.concatenate(samples).astype(np.float32)
+        pix = pix[pix.max(axis=1) < 254]
+        if len(pix) >= 16:
+            b, g, r = (float(v) for v in np.percentile(pix, 90, axis=0))
+            return (max(b, 1.0), max(g, 1.0), max(r, 1.0))
+    small = image[::4, ::4].reshape(-1, 3).astype(np.float32)
+    sat = small.max(axis=1) - small.min(axis=1)
+    neutral = small[(sat < 0.35 * small.max(axis=1) + 10) & (small.max(axis=1) < 254)]
+    pool = neutral if len(neutral) >= 16 else small
+    bright = pool[pool.mean(axis=1) >= np.percentile(pool.mean(axis=1), 98)]
+    b, g, r = (float(v) for v in np.median(bright, axis=0))
+    return (max(b, 1.0), max(g, 1.0), max(r, 1.0))
+
+
+def default_calibration(colours: Sequence[Colour] | None = None) -> ColourCalibration:
+    """References for the synthetic renderer's die colours (`vision.synth.DIE_COLOURS`), neutral light."""
+    from vision.synth import DIE_COLOURS
+
+    samples: dict[Colour, Sequence[float]] = {}
+    for colour in colours if colours is not None else list(DIE_COLOURS):
+        samples[colour] = _body_bgr(DIE_COLOURS[colour])
+    # The renderer's paper white is pure white; its die colours are given under that light.
+    return ColourCalibration.from_samples(samples, (WHITE_TARGET, WHITE_TARGET, WHITE_TARGET))
+
+
+def _body_bgr(entry: object) -> BGR:
+    """DIE_COLOURS entries are a BGR triple or a (body, pips) pair; accept both."""
+    if isinstance(entry, tuple | list) and len(entry) == 2 and isinstance(entry[0], tuple | list):
+        entry = entry[0]
+    body = getattr(entry, "body", entry)
+    if not (isinstance(body, tuple | list) and len(body) == 3):
+        raise CalibrationError(f"unexpected DIE_COLOURS entry {entry!r}")
+    b, g, r = (float(v) for v in body)
+    return (b, g, r)

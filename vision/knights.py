@@ -1,0 +1,290 @@
+"""Knights on the map: the dice on every territory and castle, by player colour, summed per location.
+
+Dice are found by V3's reader (`vision.dice.read_dice`), run once over the union of all knight locations
+(territory and castle polygons from the map reading, grown a little so that a die overhanging a tile edge is
+still found). Each die is then assigned to the location whose polygon contains its centre on the table plane
+(the image centre mapped by the map's homography); a die whose centre lies in the gap between two tiles goes
+to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the supply next to the
+board, a die in someone's hand) belongs to no location. Its player is its top face's body colour classified by
+the `ColourCalibration` after white balance from the stickers' white; its knights are its pips.
+
+A location is *unsure* when a die on it has a colour no calibration accepts or pips the reader is unsure of;
+*occluded* when the occluder mask (a hand, an arm) covers more than `max_occluded` of its polygon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.colours import Colour
+from vision.calibration import ColourCalibration, ColourMatch, die_body_colour, white_balance_gains
+
+Image = npt.NDArray[np.uint8]
+Polygon = npt.NDArray[np.float64]  # Nx2, image pixels
+Homography = npt.NDArray[np.float64]
+Box = tuple[int, int, int, int]
+
+
+class DieLike(Protocol):
+    """What we use of V3's `vision.dice.DieReading`."""
+
+    @property
+    def box(self) -> tuple[int, int, int, int]: ...
+
+    @property
+    def value(self) -> int: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+    @property
+    def unsure(self) -> bool: ...
+
+
+DiceReader = Callable[..., Sequence[Any]]
+
+
+def default_dice_reader() -> DiceReader:
+    from vision.dice import read_dice
+
+    reader: DiceReader = read_dice
+    return reader
+
+
+def is_knight_location(location_id: str) -> bool:
+    """Territories (T..) and castles (K..) hold knights; lakes never do."""
+    return location_id[:1] in ("T", "K")
+
+
+@dataclass(frozen=True, slots=True)
+class DieOnTable:
+    """One die found on (or near) the board."""
+
+    box: Box
+    value: int
+    colour: Colour | None  # None: no player's colour (rejected or ambiguous)
+    colour_match: ColourMatch
+    location: str | None  # None: not on any territory or castle
+    centre: tuple[float, float]  # image px
+    confidence: float
+    unsure: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "box": list(self.box),
+            "value": self.value,
+            "colour": None if self.colour is None else self.colour.value,
+            "colour_distance": round(self.colour_match.distance, 2),
+            "location": self.location,
+            "confidence": round(self.confidence, 3),
+            "unsure": self.unsure,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class KnightsReading:
+    """Knights per location per colour in one frame, with what the frame could not tell."""
+
+    knights: Mapping[str, Mapping[Colour, int]]
+    dice: tuple[DieOnTable, ...]
+    seen: frozenset[str]
+    occluded: frozenset[str]
+    unsure: frozenset[str]
+
+
+def _to_table(points: npt.ArrayLike, homography: Homography | None) -> npt.NDArray[np.float64]:
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if homography is None:
+        return p
+    return np.asarray(cv2.perspectiveTransform(p.reshape(-1, 1, 2), homography), np.float64).reshape(-1, 2)
+
+
+def assign_to_locations(
+    centres: Sequence[tuple[float, float]],
+    polygons: Mapping[str, Polygon],
+    image_to_table: Homography | None = None,
+    edge_tolerance: float = 0.2,
+) -> list[str | None]:
+    """The location each centre lies in on the table plane (see the module docstring), or None."""
+    if not polygons or not centres:
+        return [None] * len(centres)
+    names = list(polygons)
+    table_polys = [_to_table(polygons[n], image_to_table).astype(np.float32) for n in names]
+    sizes = []
+    for poly in table_polys:
+        centre = poly.mean(axis=0)
+        sizes.append(float(np.mean(np.linalg.norm(poly - centre, axis=1))))
+    points = _to_table(centres, image_to_table)
+    out: list[str | None] = []
+    for x, y in points:
+        best, best_score = None, -np.inf
+        for name, poly, size in zip(names, table_polys, sizes, strict=True):
+            # Signed distance (positive inside), in units of the tile's size so tiles of any scale compare.
+            d = cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(x), float(y)), True) / max(size, 1e-9)
+            if d > best_score:
+                best, best_score = name, d
+        out.append(best if best_score >= -edge_tolerance else None)
+    return out
+
+
+def polygon_mask(shape: tuple[int, ...], polygons: Sequence[Polygon], grow_px: int = 0) -> Image:
+    mask = np.zeros(shape[:2], np.uint8)
+    for poly in polygons:
+        cv2.fillPoly(mask, [np.round(poly).astype(np.int32).reshape(-1, 1, 2)], 255)
+    if grow_px > 0:
+        k = 2 * grow_px + 1
+        mask = np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))), np.uint8)
+    return mask
+
+
+def _in_frame_share(shape: tuple[int, ...], poly: Polygon) -> float:
+    """Share of a convex polygon's area that lies inside the frame."""
+    h, w = shape[:2]
+    p = poly.astype(np.float32).reshape(-1, 2)
+    area = abs(float(cv2.contourArea(p)))
+    if area <= 0:
+        return 0.0
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    inter, _ = cv2.intersectConvexConvex(p, frame)
+    return min(1.0, float(inter) / area)
+
+
+def mask_share(mask: Image, poly: Polygon, scale: float = 1.0) -> float:
+    """Share of the polygon (full-frame px) covered by `mask` (non-zero), `scale` times the frame's size."""
+    p = np.asarray(poly, np.float64).reshape(-1, 2) * scale
+    x0, y0 = np.floor(p.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(p.max(axis=0)).astype(int) + 1
+    h, w = mask.shape[:2]
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    pm = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(pm, [np.round(p - [x0, y0]).astype(np.int32).reshape(-1, 1, 2)], 1)
+    area = int(np.count_nonzero(pm))
+    if area == 0:
+        return 0.0
+    return float(np.count_nonzero(mask[y0:y1, x0:x1][pm > 0])) / area
+
+
+def grown(poly: Polygon, factor: float) -> Polygon:
+    centre = poly.mean(axis=0)
+    out: Polygon = (poly - centre) * factor + centre
+    return out
+
+
+def read_knights(
+    image: Image,
+    polygons: Mapping[str, Polygon],
+    calibration: ColourCalibration,
+    *,
+    image_to_table: Homography | None = None,
+    white_bgr: Sequence[float] | None = None,
+    occluders: Image | None = None,
+    dice_reader: DiceReader | None = None,
+    edge_tolerance: float = 0.2,
+    max_occluded: float = 0.15,
+    min_in_frame: float = 0.9,
+) -> KnightsReading:
+    """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
+    lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`."""
+    reader = dice_reader or default_dice_reader()
+    locs = {k: np.asarray(v, np.float64).reshape(-1, 2) for k, v in polygons.items() if is_knight_location(k)}
+    seen: set[str] = set()
+    occluded: set[str] = set()
+    for loc, poly in locs.items():
+        if _in_frame_share(image.shape, poly) >= min_in_frame:
+            seen.add(loc)
+            if occluders is not None and mask_share(occluders, poly) > max_occluded:
+                occluded.add(loc)
+    dice: list[DieOnTable] = []
+    if locs:
+        # Grown by 12% so a die overhanging a tile's edge is found whole.
+        region = polygon_mask(image.shape, [grown(p, 1.12) for p in locs.values()])
+        found = list(reader(image, region=region, calibration=calibration))
+        centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]
+        where = assign_to_locations(centres, locs, image_to_table, edge_tolerance)
+        for die, centre, place in zip(found, centres, where, strict=True):
+            box = tuple(int(v) for v in die.box)
+            body = die_body_colour(image, (box[0], box[1], box[2], box[3]))
+            match = calibration.match(body, white_bgr)
+            value = int(die.value)
+            dice.append(
+                DieOnTable(
+                    box=(box[0], box[1], box[2], box[3]),
+                    value=value,
+                    colour=match.colour if match.accepted else None,
+                    colour_match=match,
+                    location=place,
+                    centre=centre,
+                    confidence=float(die.confidence),
+                    unsure=bool(die.unsure) or not 1 <= value <= 6,
+                )
+            )
+    knights: dict[str, dict[Colour, int]] = {}
+    unsure: set[str] = set()
+    for die in dice:
+        if die.location is None:
+            continue
+        if die.colour is None or die.unsure:
+            unsure.add(die.location)
+            continue
+        per = knights.setdefault(die.location, {})
+        per[die.colour] = per.get(die.colour, 0) + die.value
+    return KnightsReading(
+        knights=knights,
+        dice=tuple(dice),
+        seen=frozenset(seen),
+        occluded=frozenset(occluded),
+        unsure=frozenset(unsure & seen),
+    )
+
+
+def occluder_mask(
+    image: Image,
+    white_bgr: Sequence[float] | None = None,
+    *,
+    min_area_share: float = 0.002,
+    scale: float = 0.25,
+    full_size: bool = True,
+    max_texture: float = 6.0,
+) -> Image:
+    """Smooth skin-coloured blobs (hands, arms) as a full-size mask; small specks (a red die) are dropped.
+
+    With `full_size=False` the mask is returned at `scale` of the frame's size.
+
+    Skin is found in YCrCb (Cr 135..180, Cb 85..135, Y > 40, a widely used range that holds across skin tones
+    under balanced light, hence the white balance from `white_bgr` first) at reduced resolution, then cleaned
+    with a morphological opening. Only smooth pixels count (grey-level deviation under `max_texture` in a 5x5
+    window at that scale): a red castle's printed art is skin-coloured but textured. Dice, even red
+    and yellow ones, are far smaller than `min_area_share` of the frame and so never count as occluders.
+    """
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+    if white_bgr is not None:
+        gains = np.asarray(white_balance_gains(white_bgr), np.float32)
+        small = np.clip(small.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+    skin = cv2.inRange(ycc, np.array([40, 135, 85], np.uint8), np.array([255, 180, 135], np.uint8))
+    # Skin is smooth at this scale; printed tile art, wood grain and dice edges are not.
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mean = cv2.blur(gray, (5, 5))
+    var = cv2.blur(gray * gray, (5, 5)) - mean * mean
+    smooth = (np.sqrt(np.maximum(var, 0.0)) < max_texture).astype(np.uint8) * 255
+    skin = cv2.bitwise_and(skin, smooth)
+    skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
+    min_area = min_area_share * small.shape[0] * small.shape[1]
+    keep = np.zeros(count, np.uint8)
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] >= min_area:
+            keep[i] = 255
+    mask_small: Image = keep[labels]
+    if not full_size:
+        return mask_small
+    return np.asarray(cv2.resize(mask_small, (w, h), interpolation=cv2.INTER_NEAREST), np.uint8)

@@ -1,0 +1,469 @@
+"""Read the map from a frame: which tile lies on which hex, and where each tile is in the image.
+
+1. Find the stickers at reduced resolution (frames wider than 2000 px are halved first).
+2. Fit the table plane to the codes (`vision.geometry`) and estimate each tile's centre on the table: a code's
+   "up" points at the tile edge it is stuck against, so the centre lies `STICKER_CENTRE_OFFSET_MM` behind it.
+3. Fit the hex lattice and assign hexes (`vision.hexfit`).
+4. Refine at full resolution: where the lattice says a sticker should be but none was read (a tile's second
+   sticker, the cells around the map), decode that crop from the full-resolution frame, enlarged when the
+   modules are small; then fit again.
+5. With a `previous` reading, keep its hex numbering (the origin follows the tiles, not the frame) and keep
+   tiles that are hidden this frame as `inferred` (and `unsure`).
+
+Never raises on bad input: a black frame, garbage, a frame without stickers give a status and a reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.hexgrid import Hex
+from vision.errors import FrameError, TagRejection
+from vision.geometry import PlaneFit, apply_homography, fit_plane
+from vision.hexfit import Lattice, LatticeFit, TileEstimate, fit_lattice
+from vision.qr import Backend, DecodeResult, IgnoredCode, TagDetection, decode_tags, to_gray
+from vision.tags import CODE_MM, STICKER_CENTRE_OFFSET_MM, STICKERS_PER_TILE, TILE_ACROSS_FLATS_MM, TagKind
+
+if TYPE_CHECKING:
+    from engine.catalogue import Catalogue
+
+log = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float64]
+
+REDUCED_MAX_SIDE = 2000  # frames larger than this are searched at half resolution first
+TARGET_MODULE_PX = 3.5  # refinement enlarges crops so modules reach about this size
+MAX_REFINE_CROPS = 80
+REFINE_ROUNDS = 3
+
+
+class MapStatus(Enum):
+    OK = "ok"  # every tile seen was placed on the grid
+    PARTIAL = "partial"  # tiles read, with problems listed (conflicts, tiles off the grid)
+    NO_TAGS = "no-tags"  # a picture, but none of our tile stickers in it
+    BLANK = "blank"  # a uniform frame: lens covered, lights off, camera not delivering
+    BAD_FRAME = "bad-frame"  # not an image we can read
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MapReading:
+    """The map as seen in one frame."""
+
+    status: MapStatus
+    tiles: dict[Hex, str] = field(default_factory=dict)  # the layout engine.maps.Board.from_layout takes
+    hexes: dict[str, Hex] = field(default_factory=dict)
+    tile_polygons: dict[str, FloatArray] = field(default_factory=dict)  # 6x2 image px, each tile's outline
+    tile_centres: dict[str, tuple[float, float]] = field(default_factory=dict)  # image px
+    homography: FloatArray | None = None  # image px -> table mm
+    table_to_image: FloatArray | None = None  # table mm -> image px
+    lattice: Lattice | None = None
+    hex_size_mm: float = TILE_ACROSS_FLATS_MM / math.sqrt(3.0)
+    hex_size_px: float = 0.0  # centre-to-corner in the image, near the map's centre
+    tags: tuple[TagDetection, ...] = ()
+    ignored: tuple[IgnoredCode, ...] = ()
+    cards: dict[str, TagDetection] = field(default_factory=dict)  # artefact stickers seen (face-up cards)
+    tags_per_tile: dict[str, int] = field(default_factory=dict)
+    unsure: frozenset[str] = frozenset()
+    inferred: frozenset[str] = frozenset()  # kept from `previous`, not seen in this frame
+    problems: tuple[str, ...] = ()
+    frame_size: tuple[int, int] = (0, 0)
+    elapsed_ms: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status is MapStatus.OK
+
+    def layout(self) -> dict[Hex, str]:
+        return dict(self.tiles)
+
+    def polygon_of(self, hx: Hex) -> FloatArray | None:
+        """The image outline of the lattice cell `hx` (where a tile there would lie), if the plane is known."""
+        if self.lattice is None or self.table_to_image is None:
+            return None
+        ref = self.hexes and next(iter(self.hexes.items()))
+        if not ref:
+            return None
+        centre = self.lattice.centre(hx)
+        return apply_homography(self.table_to_image, self.lattice.corners(centre))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "tiles": [{"hex": h.to_json(), "id": t} for h, t in sorted(self.tiles.items())],
+            "tile_polygons": {k: np.round(v, 1).tolist() for k, v in sorted(self.tile_polygons.items())},
+            "cards": sorted(self.cards),
+            "unsure": sorted(self.unsure),
+            "inferred": sorted(self.inferred),
+            "ignored": [{"text": i.text, "reason": i.reason.value, "detail": i.detail} for i in self.ignored],
+            "problems": list(self.problems),
+            "hex_size_px": round(self.hex_size_px, 2),
+            "elapsed_ms": round(self.elapsed_ms, 2),
+        }
+
+
+def _failed(status: MapStatus, problem: str, size: tuple[int, int], start: float) -> MapReading:
+    return MapReading(status, problems=(problem,), frame_size=size,
+                      elapsed_ms=(time.perf_counter() - start) * 1000.0)
+
+
+def read_map(
+    frame: object,
+    catalogue: Catalogue | None = None,
+    *,
+    backend: Backend = Backend.ZXING,
+    previous: MapReading | None = None,
+    refine: bool = True,
+) -> MapReading:
+    """Read the map from a BGR (or grey) frame up to 3840x2160. See the module docstring."""
+    start = time.perf_counter()
+    timings: dict[str, float] = {}
+    try:
+        if not isinstance(frame, np.ndarray):
+            raise FrameError(f"a frame is a numpy image, got {type(frame).__name__}")
+        gray = to_gray(frame)
+    except FrameError as exc:
+        return _failed(MapStatus.BAD_FRAME, str(exc), (0, 0), start)
+    h, w = gray.shape
+    size = (w, h)
+    small = gray[:: max(1, h // 64), :: max(1, w // 64)]
+    if float(small.std()) < 2.0:
+        return _failed(MapStatus.BLANK, f"the frame is blank (uniform grey level {float(small.mean()):.0f}): "
+                                        "lens covered, lights off, or the camera sends nothing", size, start)
+
+    # 1. find at reduced resolution
+    factor = 2 if max(w, h) > REDUCED_MAX_SIDE else 1
+    work = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
+    t0 = time.perf_counter()
+    first = decode_tags(work, backend)
+    timings["decode_ms"] = (time.perf_counter() - t0) * 1000.0
+    tags = [_scaled(t, factor) for t in first.tags]
+    ignored = [_scaled_ignored(i, factor) for i in first.ignored]
+
+    known = _known_ids(catalogue)
+    tile_tags, cards, rejected = _split(tags, known)
+    ignored.extend(rejected)
+    solution = _solve(tile_tags)
+
+    # 2. refine at full resolution where the lattice expects stickers we did not read; a tile found this way
+    # makes its own neighbours worth a look, so repeat (each spot is tried once)
+    if refine and solution is not None:
+        t0 = time.perf_counter()
+        tried: set[tuple[str, object]] = set()
+        for _round in range(REFINE_ROUNDS):
+            extra = _refine(gray, solution, tile_tags, backend, previous, tried)
+            if not (extra.tags or extra.ignored):
+                break
+            more_tiles, more_cards, more_rejected = _split(list(extra.tags), known)
+            new_tiles = _merge(tile_tags, more_tiles)
+            ignored.extend(i for i in extra.ignored if not _seen(ignored, i))
+            ignored.extend(more_rejected)
+            for k, v in more_cards.items():
+                cards.setdefault(k, v)
+            if len(new_tiles) == len(tile_tags):
+                break
+            grew = len({t.payload.id for t in new_tiles}) > len({t.payload.id for t in tile_tags})
+            tile_tags = new_tiles
+            solution = _solve(tile_tags)
+            if solution is None or not grew:
+                break
+        timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
+    all_tags = tuple(tile_tags) + tuple(cards.values())
+    if solution is None:
+        problem = "no tile stickers found in the frame"
+        if ignored:
+            problem += f" ({len(ignored)} QR code(s) that are not ours ignored)"
+        return MapReading(MapStatus.NO_TAGS, tags=all_tags, ignored=tuple(ignored), cards=cards,
+                          problems=(problem,), frame_size=size,
+                          elapsed_ms=(time.perf_counter() - start) * 1000.0, timings=timings)
+    plane, estimates, fit, problems, unsure = solution
+    reading = _assemble(plane, estimates, fit, tile_tags, problems, unsure)
+    if previous is not None and previous.hexes:
+        reading = _follow_previous(reading, previous, plane)
+    status = MapStatus.OK if not reading["problems"] else MapStatus.PARTIAL
+    return MapReading(
+        status=status,
+        tiles=reading["tiles"],
+        hexes=reading["hexes"],
+        tile_polygons=reading["polygons"],
+        tile_centres=reading["centres"],
+        homography=plane.image_to_table,
+        table_to_image=plane.table_to_image,
+        lattice=reading["lattice"],
+        hex_size_mm=reading["lattice"].hex_size,
+        hex_size_px=reading["hex_size_px"],
+        tags=all_tags,
+        ignored=tuple(ignored),
+        cards=cards,
+        tags_per_tile=reading["tags_per_tile"],
+        unsure=frozenset(reading["unsure"]),
+        inferred=frozenset(reading["inferred"]),
+        problems=tuple(reading["problems"]),
+        frame_size=size,
+        elapsed_ms=(time.perf_counter() - start) * 1000.0,
+        timings=timings,
+    )
+
+
+# --- steps --------------------------------------------------------------------------------------------------
+
+def _scaled(t: TagDetection, factor: int) -> TagDetection:
+    if factor == 1:
+        return t
+    return TagDetection(t.payload, (t.corners + 0.5) * factor - 0.5, t.backend)
+
+
+def _scaled_ignored(i: IgnoredCode, factor: int) -> IgnoredCode:
+    if factor == 1 or i.corners is None:
+        return i
+    return IgnoredCode(i.text, i.reason, i.detail, (i.corners + 0.5) * factor - 0.5)
+
+
+def _seen(ignored: Sequence[IgnoredCode], item: IgnoredCode) -> bool:
+    return any(i.text == item.text for i in ignored)
+
+
+def _known_ids(catalogue: Catalogue | None) -> frozenset[str] | None:
+    if catalogue is None:
+        return None
+    ids = set(catalogue.tile_ids())
+    ids.update(a.id for a in catalogue.artefacts)
+    return frozenset(ids)
+
+
+def _split(tags: Sequence[TagDetection], known: frozenset[str] | None
+           ) -> tuple[list[TagDetection], dict[str, TagDetection], list[IgnoredCode]]:
+    tiles: list[TagDetection] = []
+    cards: dict[str, TagDetection] = {}
+    rejected: list[IgnoredCode] = []
+    for t in tags:
+        if known is not None and t.payload.id not in known:
+            detail = f"{t.payload.id!r} is not in this box's catalogue"
+            log.info("QR code %r ignored: %s", t.payload.text, detail)
+            rejected.append(IgnoredCode(t.payload.text, TagRejection.UNKNOWN_ID, detail, t.corners))
+        elif t.payload.kind is TagKind.ARTEFACT:
+            cards.setdefault(t.payload.id, t)
+        else:
+            tiles.append(t)
+    return tiles, cards, rejected
+
+
+def _merge(old: list[TagDetection], new: list[TagDetection]) -> list[TagDetection]:
+    out = list(old)
+    for t in new:
+        c = np.array(t.centre)
+        size = t.module_px * 21
+        if any(o.payload.id == t.payload.id and float(np.linalg.norm(np.array(o.centre) - c)) < 0.5 * size
+               for o in out):
+            continue
+        out.append(t)
+    return out
+
+
+_Solution = tuple[PlaneFit, dict[str, TileEstimate], LatticeFit, list[str], set[str]]
+
+
+def _solve(tile_tags: Sequence[TagDetection]) -> _Solution | None:
+    if not tile_tags:
+        return None
+    plane = fit_plane([t.corners for t in tile_tags], CODE_MM)
+    if plane is None:
+        return None
+    problems: list[str] = []
+    unsure: set[str] = set()
+    if plane.outliers:
+        for i in plane.outliers:
+            log.debug("sticker %s does not fit the table plane", tile_tags[i].payload.text)
+    per_id: dict[str, list[tuple[FloatArray, float]]] = {}
+    for t in tile_tags:
+        corners = plane.to_table(t.corners)
+        centre = corners.mean(axis=0)
+        up = (corners[0] + corners[1]) / 2 - (corners[3] + corners[2]) / 2
+        n = float(np.linalg.norm(up)) or 1.0
+        up = up / n
+        per_id.setdefault(t.payload.id, []).append((centre - up * STICKER_CENTRE_OFFSET_MM,
+                                                    math.atan2(float(up[1]), float(up[0]))))
+    estimates: dict[str, TileEstimate] = {}
+    for tid, obs in per_id.items():
+        clusters = _cluster([o[0] for o in obs], 0.35 * TILE_ACROSS_FLATS_MM)
+        clusters.sort(key=len, reverse=True)
+        main = clusters[0]
+        if len(clusters) > 1:
+            problems.append(f"tile {tid} seen at {len(clusters)} places (duplicate stickers?); "
+                            f"using the one with {len(main)} sticker(s)")
+            unsure.add(tid)
+        pts = np.array([obs[i][0] for i in main])
+        centre = pts.mean(axis=0)
+        spread = float(np.max(np.linalg.norm(pts - centre, axis=1))) if len(pts) > 1 else 0.0
+        estimates[tid] = TileEstimate(tid, float(centre[0]), float(centre[1]), obs[main[0]][1], len(main), spread)
+    fit = fit_lattice(list(estimates.values()))
+    if fit is None:
+        return None
+    problems.extend(fit.problems)
+    unsure.update(fit.unassigned)
+    return plane, estimates, fit, problems, unsure
+
+
+def _cluster(points: list[FloatArray], radius: float) -> list[list[int]]:
+    clusters: list[list[int]] = []
+    for i, p in enumerate(points):
+        for c in clusters:
+            if float(np.linalg.norm(points[c[0]] - p)) < 2 * radius:
+                c.append(i)
+                break
+        else:
+            clusters.append([i])
+    return clusters
+
+
+def _tile_turn(angle: float | None, lattice: Lattice) -> float:
+    """A tile's own rotation off the lattice, from a sticker's edge normal (mod 60 degrees)."""
+    if angle is None:
+        return 0.0
+    w = math.pi / 3
+    return float((angle - lattice.angle + w / 2) % w - w / 2)
+
+
+def _assemble(plane: PlaneFit, estimates: Mapping[str, TileEstimate], fit: LatticeFit,
+              tile_tags: Sequence[TagDetection], problems: list[str], unsure: set[str]) -> dict[str, Any]:
+    lattice = fit.lattice
+    polygons: dict[str, FloatArray] = {}
+    centres: dict[str, tuple[float, float]] = {}
+    for tid, est in estimates.items():
+        corners = lattice.corners((est.x, est.y), _tile_turn(est.angle, lattice))
+        polygons[tid] = plane.to_image(corners)
+        c = plane.to_image(np.array([[est.x, est.y]]))[0]
+        centres[tid] = (float(c[0]), float(c[1]))
+    counts = Counter(t.payload.id for t in tile_tags)
+    tiles = {h: tid for tid, h in fit.hexes.items()}
+    mid = np.mean([[e.x, e.y] for e in estimates.values()], axis=0)
+    hex_px = lattice.hex_size * plane.px_per_mm(float(mid[0]), float(mid[1]))
+    return {
+        "tiles": tiles, "hexes": dict(fit.hexes), "polygons": polygons, "centres": centres,
+        "lattice": lattice, "hex_size_px": hex_px,
+        "tags_per_tile": {k: min(v, STICKERS_PER_TILE) for k, v in counts.items()},
+        "unsure": set(unsure), "inferred": set(), "problems": list(problems),
+    }
+
+
+def _follow_previous(reading: dict[str, Any], previous: MapReading, plane: PlaneFit) -> dict[str, Any]:
+    """Renumber hexes to agree with the previous reading and keep its tiles hidden in this frame."""
+    hexes: dict[str, Hex] = reading["hexes"]
+    votes = Counter(previous.hexes[t] - h for t, h in hexes.items() if t in previous.hexes)
+    if votes:
+        delta, _n = votes.most_common(1)[0]
+        if delta != Hex(0, 0):
+            hexes = {t: h + delta for t, h in hexes.items()}
+            lat: Lattice = reading["lattice"]
+            reading["lattice"] = Lattice(lat.angle, lat.pitch, lat.centre(Hex(-delta.q, -delta.r)))
+        disagree = [t for t, h in hexes.items() if t in previous.hexes and previous.hexes[t] != h]
+        for t in disagree:
+            log.info("tile %s moved from %s to %s", t, previous.hexes[t], hexes[t])
+    tiles = {h: t for t, h in hexes.items()}
+    inferred = set()
+    if votes:  # only when this frame and the previous one share tiles can hidden ones be placed
+        for t, h in previous.hexes.items():
+            if t not in hexes and h not in tiles:
+                tiles[h] = t
+                hexes[t] = h
+                inferred.add(t)
+                if t in previous.tile_polygons:
+                    reading["polygons"][t] = previous.tile_polygons[t]
+                    reading["centres"][t] = previous.tile_centres.get(t, (0.0, 0.0))
+    reading["tiles"] = tiles
+    reading["hexes"] = hexes
+    reading["inferred"] = inferred
+    reading["unsure"] = set(reading["unsure"]) | inferred
+    return reading
+
+
+def _refine(gray: npt.NDArray[np.uint8], solution: _Solution, tile_tags: Sequence[TagDetection],
+            backend: Backend, previous: MapReading | None, tried: set[tuple[str, object]]) -> DecodeResult:
+    """Decode full-resolution crops where the lattice expects a sticker that was not read."""
+    plane, estimates, fit, _problems, _unsure = solution
+    lattice = fit.lattice
+    h, w = gray.shape
+    counts = Counter(t.payload.id for t in tile_tags)
+    module_px = float(np.median([t.module_px for t in tile_tags]))
+    scale = min(3.0, max(1.0, TARGET_MODULE_PX / max(module_px, 0.5)))
+    boxes: list[tuple[int, int, int, int]] = []
+    # a tile's missing second sticker: the other side of its centre
+    for tid, est in estimates.items():
+        if counts[tid] >= STICKERS_PER_TILE or est.angle is None:
+            continue
+        if ("tile", tid) in tried:
+            continue
+        tried.add(("tile", tid))
+        ux, uy = math.cos(est.angle), math.sin(est.angle)
+        cx, cy = est.x - ux * STICKER_CENTRE_OFFSET_MM, est.y - uy * STICKER_CENTRE_OFFSET_MM
+        boxes.append(_box_around(plane, (cx, cy), CODE_MM * 0.95, w, h))
+    # empty cells around the tiles we placed (and cells the previous reading had)
+    occupied = set(fit.hexes.values())
+    empty: set[Hex] = set()
+    for hx in occupied:
+        for n in hx.neighbours():
+            if n not in occupied:
+                empty.add(n)
+    if previous is not None:
+        empty.update(hx for hx in previous.tiles if hx not in occupied)
+    for hx in sorted(empty):
+        # the key is the cell's rough table position: hex numbers change between fits, places do not
+        centre = lattice.centre(hx)
+        key = ("cell", (round(centre[0] / (lattice.pitch / 2)), round(centre[1] / (lattice.pitch / 2))))
+        if key in tried:
+            continue
+        tried.add(key)
+        boxes.append(_box_around(plane, centre, lattice.pitch * 0.62, w, h))
+    boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
+    if not boxes:
+        return DecodeResult((), (), backend)
+    return decode_tags(gray, backend, regions=boxes, upscale=scale)
+
+
+def _box_around(plane: PlaneFit, centre: tuple[float, float], half_mm: float, w: int,
+                h: int) -> tuple[int, int, int, int]:
+    cx, cy = centre
+    corners = np.array([[cx - half_mm, cy - half_mm], [cx + half_mm, cy - half_mm],
+                        [cx + half_mm, cy + half_mm], [cx - half_mm, cy + half_mm]])
+    px = plane.to_image(corners)
+    if not np.all(np.isfinite(px)):
+        return (0, 0, 0, 0)
+    x0, y0 = np.floor(px.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+    return (max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1)))
+
+
+# --- comparing layouts (tests, benchmarks) ------------------------------------------------------------------
+
+def _rotate60(h: Hex, k: int) -> Hex:
+    q, r = h.q, h.r
+    s = -q - r
+    for _ in range(k % 6):
+        q, r, s = -r, -s, -q
+    return Hex(q, r)
+
+
+def same_layout(a: Mapping[Hex, str], b: Mapping[Hex, str]) -> bool:
+    """True when two layouts are the same map up to where Hex(0, 0) is and how the table is turned (a camera
+    numbers hexes from what it sees; the engine only cares about which tile borders which)."""
+    if len(a) != len(b) or set(a.values()) != set(b.values()) or not a:
+        return len(a) == len(b) == 0
+    ids_b = {v: k for k, v in b.items()}
+    ref_id = next(iter(a.values()))
+    ref_a = next(k for k, v in a.items() if v == ref_id)
+    for k in range(6):
+        delta = ids_b[ref_id] - _rotate60(ref_a, k)
+        if all(b.get(_rotate60(h, k) + delta) == t for h, t in a.items()):
+            return True
+    return False

@@ -1,0 +1,356 @@
+"""From a camera frame to a stable `engine.reading.TableReading`, with a status and what to draw.
+
+`TableReader.read(image)` runs, per frame: a signal check (black or uniform frame), the map reading (V1's
+`vision.mapreader.read_map`: tags, hexes, tile polygons, table plane), occluder detection, the knights
+(`vision.knights` over V3's dice finder), the artefact cards (`vision.artefacts`), and the `Stabilizer`.
+The stable reading only changes under the rules in `vision.stability`; on a bad frame (no signal, no tags) the
+last good reading is returned unchanged with the frame's status.
+
+Hex coordinates from a map reading are only defined up to a shift and a turn of the lattice (the camera
+decides where the origin falls). Each frame's tiles are therefore aligned to the stable map first (the
+translation and 60-degree turn under which most tile ids agree), so a camera that moves does not move the map.
+
+Occluders, per location: the tile's stickers that were read before are missing now (a hand on them), or
+smooth skin-coloured pixels (`vision.knights.occluder_mask`) cover more than `SKIN_SHARE` of the tile, and
+`SKIN_EXCESS` more than the tile's own usual share (tiles whose art looks like skin do not count). A tile
+that stays "occluded" for `relearn_frames` frames in a row is no hand passing by: its current look becomes
+its usual one (so a die left over a sticker cannot freeze the table's readings for good).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.colours import Colour
+from engine.hexgrid import Hex
+from engine.reading import TableReading
+from vision.artefacts import ArtefactObservation, ArtefactTracker
+from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
+from vision.knights import (
+    DiceReader,
+    KnightsReading,
+    is_knight_location,
+    mask_share,
+    occluder_mask,
+    read_knights,
+)
+from vision.sources import CorruptedFrameError, Frame, Status, check_image
+from vision.stability import FrameObservation, Stabilizer, StableTable
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+# A location is occluded when skin covers this much more of it than its baseline.
+SKIN_SHARE = 0.1
+SKIN_EXCESS = 0.15
+# Fewer than this share of the stable map's tiles in view: "half a board".
+HALF_BOARD_SHARE = 0.6
+OCCLUDER_SCALE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class MapView:
+    """What the pipeline uses of a map reading (see `map_view` for V1's `MapReading`)."""
+
+    tiles: Mapping[Hex, str]
+    polygons: Mapping[str, FloatArray]  # tile id -> polygon, image px
+    image_to_table: FloatArray | None
+    tag_quads: Sequence[FloatArray]  # every sticker of ours decoded, image px (white reference)
+    tags_per_tile: Mapping[str, int]
+    artefact_quads: Mapping[str, FloatArray]
+    problems: tuple[str, ...] = ()
+    source: Any = None  # the original map reading, for annotation
+
+
+MapReader = Callable[[Image], MapView]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameResult:
+    """One processed frame. `reading` is the stable reading (kept through bad frames); `raw` this frame's."""
+
+    frame_index: int
+    status: Status
+    message: str
+    reading: TableReading
+    raw: TableReading | None
+    changed: bool
+    map: MapView | None = None
+    knights: KnightsReading | None = None
+    artefacts: ArtefactObservation | None = None
+    occluded: frozenset[str] = frozenset()
+    white: BGR | None = None
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "status": self.status.value,
+            "message": self.message,
+            "frame_index": self.frame_index,
+            "reading": self.reading.to_json(),
+            "frame": None if self.raw is None else self.raw.to_json(),
+            "occluded": sorted(self.occluded),
+        }
+        if self.knights is not None:
+            out["dice"] = [d.to_json() for d in self.knights.dice]
+        if self.map is not None and self.map.problems:
+            out["problems"] = list(self.map.problems)
+        out["timings_ms"] = {k: round(v, 2) for k, v in self.timings_ms.items()}
+        return out
+
+
+def is_no_signal(image: Image) -> bool:
+    """A black, blank or uniform frame (lens cap, lights off, a dead HDMI grabber)."""
+    small = image[:: max(1, image.shape[0] // 120), :: max(1, image.shape[1] // 160)]
+    gray = cv2.cvtColor(np.ascontiguousarray(small), cv2.COLOR_BGR2GRAY)
+    return float(gray.std()) < 4.0 or float(np.percentile(gray, 99)) < 24.0
+
+
+_ROTATIONS = 6
+
+
+def _rotate(h: Hex, k: int) -> Hex:
+    """Turn a hex by k * 60 degrees about the origin (cube coordinates)."""
+    x, z = h.q, h.r
+    y = -x - z
+    for _ in range(k % _ROTATIONS):
+        x, y, z = -z, -x, -y
+    return Hex(x, z)
+
+
+def align_tiles(new: Mapping[Hex, str], stable: Mapping[Hex, str]) -> dict[Hex, str]:
+    """`new` expressed in `stable`'s hex coordinates: the turn and shift under which most tile ids agree."""
+    if not new or not stable:
+        return dict(new)
+    where = {tid: h for h, tid in stable.items()}
+    best: tuple[int, int, Hex] | None = None
+    for k in range(_ROTATIONS):
+        votes: Counter[Hex] = Counter()
+        for h, tid in new.items():
+            if tid in where:
+                votes[where[tid] - _rotate(h, k)] += 1
+        if votes:
+            shift, n = votes.most_common(1)[0]
+            if best is None or n > best[0]:
+                best = (n, k, shift)
+    if best is None:
+        return dict(new)
+    _n, k, shift = best
+    return {_rotate(h, k) + shift: tid for h, tid in new.items()}
+
+
+class TableReader:
+    """Frame -> stable `TableReading`. Not thread-safe: one reader per camera (its worker's thread)."""
+
+    def __init__(
+        self,
+        *,
+        calibration: ColourCalibration | None = None,
+        map_reader: MapReader | None = None,
+        dice_reader: DiceReader | None = None,
+        hold_frames: int = 5,
+        loss_frames: int | None = None,
+        detect_occluders: bool = True,
+        backend: Any = None,
+        relearn_frames: int = 90,
+    ) -> None:
+        self.calibration = calibration if calibration is not None else default_calibration()
+        self.map_reader = map_reader if map_reader is not None else default_map_reader(backend)
+        self.dice_reader = dice_reader
+        self.detect_occluders = detect_occluders
+        self.relearn_frames = relearn_frames
+        self.stabilizer = Stabilizer(hold_frames, loss_frames)
+        self.artefacts = ArtefactTracker()
+        self._frame_index = -1
+        self._max_tags: dict[str, int] = {}
+        self._skin_baseline: dict[str, float] = {}
+        self._occluded_run: dict[str, int] = {}
+        self._last: TableReading = TableReading()
+
+    @property
+    def stable(self) -> TableReading:
+        return self._last
+
+    def __call__(self, frame: Frame) -> FrameResult:
+        return self.read(frame.image, frame.index)
+
+    @staticmethod
+    def status_of(result: FrameResult) -> Status:
+        return result.status
+
+    def _keep(self, index: int, status: Status, message: str, **extra: Any) -> FrameResult:
+        return FrameResult(index, status, message, self._last, None, False, **extra)
+
+    def read(self, image: object, frame_index: int | None = None) -> FrameResult:
+        self._frame_index = self._frame_index + 1 if frame_index is None else frame_index
+        index = self._frame_index
+        t0 = time.perf_counter()
+        try:
+            frame = check_image(image, f"frame {index}")
+        except CorruptedFrameError as exc:
+            return self._keep(index, Status.CORRUPTED_FRAME, str(exc))
+        if is_no_signal(frame):
+            self._nothing_seen(index)
+            return self._keep(index, Status.NO_SIGNAL, "the frame is black or blank: is the camera covered?")
+        timings: dict[str, float] = {}
+        view = self.map_reader(frame)
+        t1 = time.perf_counter()
+        timings["map"] = (t1 - t0) * 1000
+        if not view.tiles:
+            self._nothing_seen(index)
+            why = "; ".join(view.problems) if view.problems else "no tile stickers found in the frame"
+            return self._keep(index, Status.NO_TAGS, why, map=view, timings_ms=timings)
+        stable_tiles = dict(self.stabilizer.current().tiles)
+        tiles = align_tiles(view.tiles, stable_tiles)
+        in_view = set(tiles.values())
+        status, message = Status.OK, f"{len(in_view)} tiles"
+        if stable_tiles and len(in_view & set(stable_tiles.values())) < HALF_BOARD_SHARE * len(stable_tiles):
+            missing = sorted(set(stable_tiles.values()) - in_view)
+            status = Status.HALF_BOARD
+            message = (
+                f"only {len(in_view)} of {len(stable_tiles)} tiles in view; not seen: {', '.join(missing)}"
+            )
+
+        white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
+        mask: Image | None = None
+        if self.detect_occluders:
+            mask = occluder_mask(frame, white, scale=OCCLUDER_SCALE, full_size=False)
+        occluded = self._occluded(frame, view, mask)
+        t2 = time.perf_counter()
+        timings["occluders"] = (t2 - t1) * 1000
+        polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
+        knights = read_knights(
+            frame,
+            polygons,
+            self.calibration,
+            image_to_table=view.image_to_table,
+            white_bgr=white,
+            occluders=None,
+            dice_reader=self.dice_reader,
+        )
+        t3 = time.perf_counter()
+        timings["knights"] = (t3 - t2) * 1000
+        full_mask = None if mask is None else np.asarray(
+            cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST), np.uint8
+        )
+        arts = self.artefacts.update(frame, view.artefact_quads, view.image_to_table, full_mask)
+        occluded_all = frozenset(occluded | (knights.occluded & knights.seen))
+        busy = bool(occluded_all)
+        obs = FrameObservation(
+            frame_index=index,
+            tiles=tiles,
+            knights=knights.knights,
+            seen=knights.seen,
+            occluded=frozenset((occluded_all | knights.unsure) & knights.seen),
+            busy=busy,
+            artefacts=arts.sides,
+        )
+        table = self.stabilizer.update(obs)
+        self._last = _to_reading(table)
+        raw = TableReading(
+            tiles=tiles,
+            knights=knights.knights,
+            artefacts=dict(arts.sides),
+            unsure=frozenset(knights.unsure | occluded_all),
+            frame_index=max(0, index),
+        )
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return FrameResult(
+            index, status, message, self._last, raw, table.changed, view, knights, arts, occluded_all,
+            white, timings,
+        )
+
+    def _nothing_seen(self, index: int) -> None:
+        """A frame that showed nothing still interrupts every location's hold (no change across a gap)."""
+        self.stabilizer.update(FrameObservation(index, {}, {}, frozenset(), busy=True))
+
+    def _occluded(self, frame: Image, view: MapView, mask: Image | None) -> set[str]:
+        occluded: set[str] = set()
+        for tid in view.polygons:
+            n = view.tags_per_tile.get(tid, 0)
+            best = self._max_tags.get(tid, n)
+            hidden_tags = n < best
+            skin = False
+            if mask is not None:
+                share = mask_share(mask, view.polygons[tid], OCCLUDER_SCALE)
+                base = self._skin_baseline.get(tid, 0.0)
+                skin = share > max(SKIN_SHARE, base + SKIN_EXCESS)
+                if not skin:
+                    self._skin_baseline[tid] = 0.9 * base + 0.1 * share
+            if hidden_tags or skin:
+                occluded.add(tid)
+                run = self._occluded_run.get(tid, 0) + 1
+                if run >= self.relearn_frames:
+                    # Covered for this long is no hand passing by: it is how the tile looks now.
+                    run = 0
+                    best = n
+                    if mask is not None:
+                        self._skin_baseline[tid] = mask_share(mask, view.polygons[tid], OCCLUDER_SCALE)
+                self._occluded_run[tid] = run
+            else:
+                self._occluded_run[tid] = 0
+            self._max_tags[tid] = max(best, n)
+        return occluded
+
+
+def _to_reading(table: StableTable) -> TableReading:
+    knights: dict[str, dict[Colour, int]] = {k: dict(v) for k, v in table.knights.items()}
+    return TableReading(
+        tiles=dict(table.tiles),
+        knights=knights,
+        artefacts=dict(table.artefacts),
+        unsure=table.unsure,
+        frame_index=max(0, table.frame_index),
+    )
+
+
+def default_map_reader(backend: Any = None) -> MapReader:
+    """V1's map reader, adapted to `MapView`; each frame is read with the previous reading as a guide so the
+    hex numbering stays put and tiles hidden in one frame keep their place."""
+    from vision import mapreader
+    from vision.qr import Backend
+
+    chosen: Backend = backend if isinstance(backend, Backend) else Backend.ZXING
+    previous: list[mapreader.MapReading] = []
+
+    def read(image: Image) -> MapView:
+        reading = mapreader.read_map(image, backend=chosen, previous=previous[0] if previous else None)
+        if reading.tiles:
+            previous[:] = [reading]
+        return map_view(reading)
+
+    return read
+
+
+def map_view(reading: Any) -> MapView:
+    """Adapt V1's `vision.mapreader.MapReading`: tiles seen in this frame; polygons for those and for tiles
+    kept from earlier frames (`inferred`), placed by this frame's lattice."""
+    inferred = frozenset(reading.inferred)
+    tiles = {h: t for h, t in reading.tiles.items() if t not in inferred}
+    polygons: dict[str, FloatArray] = {
+        t: np.asarray(p, np.float64) for t, p in reading.tile_polygons.items() if t not in inferred
+    }
+    for t in inferred:
+        hx = reading.hexes.get(t)
+        poly = reading.polygon_of(hx) if hx is not None else None
+        if poly is not None:
+            polygons[t] = np.asarray(poly, np.float64)
+    homography = None if reading.homography is None else np.asarray(reading.homography, np.float64)
+    return MapView(
+        tiles=tiles,
+        polygons=polygons,
+        image_to_table=homography,
+        tag_quads=[np.asarray(t.corners, np.float64) for t in reading.tags],
+        tags_per_tile=dict(reading.tags_per_tile),
+        artefact_quads={k: np.asarray(v.corners, np.float64) for k, v in reading.cards.items()},
+        problems=tuple(reading.problems),
+        source=reading,
+    )

@@ -1,0 +1,373 @@
+"""Find and decode our QR stickers in a frame.
+
+Two backends. zxing-cpp (default) reads every code of a whole 1080p frame in one call. pyzbar is slower and
+misses small codes in a whole frame, so with it we first locate candidate regions (busy, high-contrast patches
+of sticker size) and decode each one upscaled. Both return the code's four corners in the code's own
+orientation (top-left, top-right, bottom-right, bottom-left): the reader needs to know which way a sticker
+points to find its tile's centre. Corner order is checked against the finder patterns, whatever the backend
+says.
+
+A code that is not ours (a phone number on the box lid, a malformed or newer payload) is listed in
+`DecodeResult.ignored` with the reason and logged; it never becomes a tag.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import DecoderUnavailableError, FrameError, TagRejection, UnknownTagError
+from vision.tags import QR_MODULES, TagPayload, parse_payload
+
+log = logging.getLogger(__name__)
+
+FloatArray = npt.NDArray[np.float64]
+Image = npt.NDArray[np.uint8]
+
+
+class Backend(Enum):
+    ZXING = "zxing"
+    PYZBAR = "pyzbar"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TagDetection:
+    """One of our stickers found in a frame."""
+
+    payload: TagPayload
+    corners: FloatArray  # 4x2 image px: code's top-left, top-right, bottom-right, bottom-left
+    backend: Backend = Backend.ZXING
+
+    @property
+    def id(self) -> str:
+        return self.payload.id
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        c = self.corners.mean(axis=0)
+        return (float(c[0]), float(c[1]))
+
+    @property
+    def module_px(self) -> float:
+        """Mean module size in pixels (how sharp the code is at this distance)."""
+        sides = np.linalg.norm(self.corners - np.roll(self.corners, -1, axis=0), axis=1)
+        return float(sides.mean()) / QR_MODULES
+
+    @property
+    def up(self) -> tuple[float, float]:
+        """Unit vector (image px) from the code's bottom edge towards its top edge."""
+        top = (self.corners[0] + self.corners[1]) / 2
+        bottom = (self.corners[3] + self.corners[2]) / 2
+        v = top - bottom
+        n = float(np.linalg.norm(v)) or 1.0
+        return (float(v[0]) / n, float(v[1]) / n)
+
+    def __repr__(self) -> str:
+        c = self.centre
+        return f"TagDetection({self.payload.text!r}, centre=({c[0]:.1f}, {c[1]:.1f}), {self.backend.value})"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class IgnoredCode:
+    """A QR code in the frame that is not one of our stickers, with the reason."""
+
+    text: str
+    reason: TagRejection
+    detail: str
+    corners: FloatArray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeResult:
+    tags: tuple[TagDetection, ...]
+    ignored: tuple[IgnoredCode, ...] = ()
+    backend: Backend = Backend.ZXING
+    elapsed_ms: float = 0.0
+    candidates: int = 0  # regions tried (pyzbar) or calls made
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def __iter__(self) -> Iterator[TagDetection]:
+        return iter(self.tags)
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+    def by_id(self) -> dict[str, list[TagDetection]]:
+        out: dict[str, list[TagDetection]] = {}
+        for t in self.tags:
+            out.setdefault(t.payload.id, []).append(t)
+        return out
+
+
+def to_gray(image: npt.NDArray[np.generic]) -> Image:
+    """A grey uint8 view of a BGR / BGRA / grey frame; raises FrameError for anything else."""
+    if not isinstance(image, np.ndarray):
+        raise FrameError(f"a frame is a numpy image, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise FrameError(f"a frame is 8-bit (uint8), got dtype {image.dtype}")
+    if image.ndim == 2:
+        gray = image
+    elif image.ndim == 3 and image.shape[2] == 3:
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        gray = cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+    elif image.ndim == 3 and image.shape[2] == 1:
+        gray = image[:, :, 0]
+    else:
+        raise FrameError(f"a frame is H x W (grey) or H x W x 3 (BGR), got shape {image.shape}")
+    if gray.shape[0] < 16 or gray.shape[1] < 16:
+        raise FrameError(f"frame too small to hold a code: {gray.shape[1]}x{gray.shape[0]}")
+    return np.ascontiguousarray(gray)
+
+
+def decode_tags(
+    image: npt.NDArray[np.generic],
+    backend: Backend = Backend.ZXING,
+    *,
+    regions: Sequence[tuple[int, int, int, int]] | None = None,
+    upscale: float = 1.0,
+) -> DecodeResult:
+    """Decode every QR code in `image` (BGR or grey uint8) and keep ours.
+
+    `regions` (x0, y0, x1, y1) restricts decoding to those crops (each decoded separately; duplicates across
+    overlapping regions are merged); `upscale` > 1 enlarges each crop first (small codes in a 1080p frame).
+    Raises FrameError for something that is not an image; an image without codes gives an empty result.
+    """
+    start = time.perf_counter()
+    gray = to_gray(image)
+    raw: list[tuple[str, FloatArray]] = []
+    notes: list[str] = []
+    calls = 0
+    if backend is Backend.ZXING:
+        zx = _zxing()
+        if regions is None:
+            if upscale == 1.0:
+                raw.extend(_zxing_read(zx, gray))
+                calls = 1
+            else:
+                regions = [(0, 0, gray.shape[1], gray.shape[0])]
+        if regions is not None:
+            for box in regions:
+                raw.extend(_in_region(gray, box, upscale, lambda g: _zxing_read(zx, g)))
+                calls += 1
+    elif backend is Backend.PYZBAR:
+        pz = _pyzbar()
+        if regions is None:
+            regions = find_candidates(gray)
+            notes.append(f"{len(regions)} candidate regions")
+            if upscale == 1.0:
+                upscale = 0.0  # automatic, per region
+        for box in regions:
+            raw.extend(_in_region(gray, box, upscale, lambda g: _pyzbar_read(pz, g)))
+            calls += 1
+    else:  # pragma: no cover - exhaustive Enum
+        raise ValueError(f"unknown backend {backend!r}")
+    tags, ignored = _classify(gray, _dedupe(raw), backend)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    return DecodeResult(tuple(tags), tuple(ignored), backend, elapsed, calls, tuple(notes))
+
+
+# --- backends -----------------------------------------------------------------------------------------------
+
+def _zxing() -> object:
+    try:
+        import zxingcpp
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        raise DecoderUnavailableError(f"zxing-cpp is not installed: {exc}") from exc
+    return zxingcpp
+
+
+def _pyzbar() -> object:
+    try:
+        from pyzbar import pyzbar
+    except (ImportError, OSError) as exc:  # OSError: the zbar shared library is missing
+        raise DecoderUnavailableError(f"pyzbar / libzbar is not available: {exc}") from exc
+    return pyzbar
+
+
+def _zxing_read(zx: object, gray: Image) -> list[tuple[str, FloatArray]]:
+    import zxingcpp
+
+    assert zx is zxingcpp
+    out: list[tuple[str, FloatArray]] = []
+    for b in zxingcpp.read_barcodes(gray, formats=zxingcpp.BarcodeFormat.QRCode, try_downscale=False):
+        p = b.position
+        corners = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
+                            [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]],
+                           np.float64)
+        # zxing reports module-centre-ish integer corners of the symbol; they are on the code's outline
+        out.append((_text(b.bytes, b.text), corners))
+    return out
+
+
+def _pyzbar_read(pz: object, gray: Image) -> list[tuple[str, FloatArray]]:
+    from pyzbar import pyzbar
+
+    assert pz is pyzbar
+    out: list[tuple[str, FloatArray]] = []
+    for d in pyzbar.decode(gray, symbols=[pyzbar.ZBarSymbol.QRCODE]):
+        pts = np.array([[p.x, p.y] for p in d.polygon], np.float64)
+        if len(pts) < 3:
+            continue
+        quad = _quad(pts)
+        out.append((_text(d.data, None), quad))
+    return out
+
+
+def _text(data: bytes, text: str | None) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return text if text is not None else data.decode("latin-1")
+
+
+def _quad(pts: FloatArray) -> FloatArray:
+    hull = cv2.convexHull(pts.astype(np.float32))[:, 0, :]
+    if len(hull) == 4:
+        return np.asarray(hull, np.float64)
+    peri = cv2.arcLength(hull, True)
+    approx = cv2.approxPolyDP(hull, 0.04 * peri, True)[:, 0, :]
+    if len(approx) == 4:
+        return np.asarray(approx, np.float64)
+    box = cv2.boxPoints(cv2.minAreaRect(pts.astype(np.float32)))
+    return np.asarray(box, np.float64)
+
+
+def _in_region(gray: Image, box: tuple[int, int, int, int], upscale: float,
+               read: object) -> list[tuple[str, FloatArray]]:
+    h, w = gray.shape
+    x0, y0, x1, y1 = (max(0, int(box[0])), max(0, int(box[1])), min(w, int(box[2])), min(h, int(box[3])))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    crop = gray[y0:y1, x0:x1]
+    scale = upscale
+    if scale <= 0.0:  # automatic: aim at ~160 px across the crop's short side, within 1..4x
+        scale = min(4.0, max(1.0, 160.0 / max(1, min(crop.shape))))
+    if scale != 1.0:
+        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    assert callable(read)
+    found: list[tuple[str, FloatArray]] = read(np.ascontiguousarray(crop))
+    return [(t, c / scale + [x0, y0]) for t, c in found]
+
+
+def _dedupe(raw: list[tuple[str, FloatArray]]) -> list[tuple[str, FloatArray]]:
+    out: list[tuple[str, FloatArray]] = []
+    for text, corners in raw:
+        c = corners.mean(axis=0)
+        size = float(np.linalg.norm(corners[0] - corners[2]))
+        if any(t == text and float(np.linalg.norm(o.mean(axis=0) - c)) < 0.3 * size for t, o in out):
+            continue
+        out.append((text, corners))
+    return out
+
+
+def _classify(gray: Image, raw: list[tuple[str, FloatArray]],
+              backend: Backend) -> tuple[list[TagDetection], list[IgnoredCode]]:
+    tags: list[TagDetection] = []
+    ignored: list[IgnoredCode] = []
+    for text, corners in raw:
+        try:
+            payload = parse_payload(text)
+        except UnknownTagError as exc:
+            log.info("%s", exc)
+            ignored.append(IgnoredCode(exc.text, exc.reason, exc.detail, corners))
+            continue
+        # zxing reports corners in the code's own orientation; zbar's order depends on the scan direction
+        oriented = _clockwise_keep_start(corners) if backend is Backend.ZXING else orient_corners(gray, corners)
+        tags.append(TagDetection(payload, oriented, backend))
+    return tags, ignored
+
+
+# --- corner order -------------------------------------------------------------------------------------------
+
+_FINDER = np.ones((7, 7), np.float32)
+_FINDER[1:6, 1:6] = 0.0
+_FINDER[2:5, 2:5] = 1.0
+
+
+def orient_corners(gray: Image, corners: FloatArray) -> FloatArray:
+    """Order a code's outline corners as top-left, top-right, bottom-right, bottom-left of the code itself:
+    clockwise in the image (the table is never seen mirrored), starting so that the corner without a finder
+    pattern is bottom-right. Falls back to the given order when the code is too small to check."""
+    pts = np.asarray(corners, np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    order = np.argsort(ang)  # increasing angle = clockwise with y down
+    cw = pts[order]
+    side = float(np.linalg.norm(cw[0] - cw[2])) / math.sqrt(2.0)
+    if side < QR_MODULES * 1.2:
+        # too small to check finders: trust the backend's order, made clockwise
+        return _clockwise_keep_start(pts)
+    m = 4
+    n = QR_MODULES * m
+    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    scores = []
+    for k in range(4):
+        src = np.roll(cw, -k, axis=0).astype(np.float32)
+        hmat = cv2.getPerspectiveTransform(src, dst)
+        patch = cv2.warpPerspective(gray, hmat, (n, n), flags=cv2.INTER_LINEAR)
+        cells = cv2.resize(patch, (QR_MODULES, QR_MODULES), interpolation=cv2.INTER_AREA).astype(np.float32)
+        thr = float(np.median(cells))
+        dark = (cells < thr).astype(np.float32)
+        # corner k is TL in this rolling: score the three finder corners TL, TR, BL
+        s = (_match(dark[:7, :7]) + _match(dark[:7, -7:]) + _match(dark[-7:, :7]))
+        scores.append(s)
+    best = int(np.argmax(scores))
+    return np.asarray(np.roll(cw, -best, axis=0), np.float64)
+
+
+def _match(block: npt.NDArray[np.float32]) -> float:
+    return float(1.0 - np.abs(block - _FINDER).mean())
+
+
+def _clockwise_keep_start(pts: FloatArray) -> FloatArray:
+    area = 0.0
+    for i in range(4):
+        x0, y0 = pts[i]
+        x1, y1 = pts[(i + 1) % 4]
+        area += x0 * y1 - x1 * y0
+    if area >= 0:  # clockwise in image coordinates (y down)
+        return pts
+    return np.asarray(np.array([pts[0], pts[3], pts[2], pts[1]]), np.float64)
+
+
+# --- candidate regions (pyzbar) -----------------------------------------------------------------------------
+
+def find_candidates(gray: Image, *, min_side_px: float = 20.0,
+                    max_side_frac: float = 0.35) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) around patches that look like QR stickers: white paper with a busy black and
+    white texture inside. Works at reduced resolution; boxes are in full-frame pixels, with margin."""
+    h, w = gray.shape
+    factor = max(1, round(max(w, h) / 1920)) * 2
+    small = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
+    # local contrast: a QR code is the busiest black-and-white patch on a table
+    grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    k = max(3, int(round(min_side_px / factor / 2)) | 1)
+    energy = cv2.blur(grad.astype(np.float32), (k, k))
+    thr = max(60.0, float(np.percentile(energy, 90)))
+    mask = (energy > thr).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, _labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    boxes: list[tuple[int, int, int, int]] = []
+    max_side = max_side_frac * min(w, h)
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        side = max(bw, bh) * factor
+        if side < min_side_px or side > max_side:
+            continue
+        if area < 0.25 * bw * bh:  # thin lines (tile edges) are not codes
+            continue
+        if max(bw, bh) > 3 * min(bw, bh):
+            continue
+        m = 0.35 * side
+        boxes.append((int(x * factor - m), int(y * factor - m), int((x + bw) * factor + m),
+                      int((y + bh) * factor + m)))
+    return boxes
