@@ -3,8 +3,10 @@ per `.kv` file. Screens only draw presenters and forward taps; services arrive i
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+from kivy.uix.textinput import TextInput
 
 from companion.i18n import Translator
 from companion.presenters.base import NAV, NAV_TITLES, RGB
@@ -32,8 +35,8 @@ from companion.presenters.newgame import GameFactory, NewGamePresenter
 from companion.presenters.referee import RefereePresenter
 from companion.presenters.settings import SettingsPresenter
 from companion.presenters.table import PendingState, TablePresenter
-from companion.presenters.turn import TurnPresenter
-from companion.services import GameSession, Option, ReadingFeed, Roller, Storage, UiClock
+from companion.presenters.turn import GROUP_TITLES, TurnPresenter
+from companion.services import GameSession, Option, OptionKind, ReadingFeed, Roller, Storage, UiClock
 from companion.widgets import Drawn, ShapeMark
 from engine.colours import Colour
 
@@ -53,7 +56,6 @@ SCREENS = (
 )
 
 
-
 @dataclass
 class AppServices:
     storage: Storage
@@ -66,6 +68,10 @@ class AppServices:
     box: Any = None  # the box-setup service (catalogue, sticker sheet, calibration)
 
 
+def run_in_thread(job: Callable[[], None]) -> None:
+    threading.Thread(target=job, name="seneschal-worker", daemon=True).start()
+
+
 class KivyClock:
     """The UiClock the app uses: Kivy's Clock (safe to call from worker threads)."""
 
@@ -76,7 +82,7 @@ class KivyClock:
 # ------------------------------------------------------------------------------------------- small widgets
 
 
-class BigButton(Button):
+class BigButton(Button):  # type: ignore[misc]
     """At least 48 dp high; greyed (but still tappable) when the engine says no, so it can explain why."""
 
     greyed = ObjectProperty(False)
@@ -156,50 +162,76 @@ class ArtefactChip(Drawn):
             self.canvas.add(Line(points=[x, y, x + w, y + h], width=2))
 
 
-class ScoreBar(BoxLayout):
-    """Every player's score against the target, their shape mark, whose turn it is, and their artefacts."""
+class ScoreBar(BoxLayout):  # type: ignore[misc]
+    """Every player's score against the target, their shape mark, whose turn it is, and their artefacts.
+    Widgets are built once per set of players and then only updated (this bar redraws after every move)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._key: tuple[Any, ...] = ()
+        self._cells: list[tuple[Any, Any, Any, list[Any]]] = []  # (box colour, label, mark, chips)
 
     def update(self, snap: Any, tr: Translator) -> None:
-        self.clear_widgets()
         if snap is None:
+            self.clear_widgets()
+            self._key = ()
             return
+        key = tuple((p.colour, len(p.artefacts)) for p in snap.players)
+        if key != self._key:
+            self._build(snap)
+            self._key = key
+        for p, (bg, label, _mark, chips) in zip(snap.players, self._cells, strict=True):
+            current = p.colour is snap.current
+            bg.rgb = (0.45, 0.36, 0.15) if current else (0.25, 0.22, 0.18)
+            label.text = f"[b]{p.name}[/b]\n{p.score} / {snap.target}"
+            for chip, a in zip(chips, p.artefacts, strict=True):
+                chip.kind = a.type
+                chip.state_text = "up" if a.face_up else "down"
+
+    def _build(self, snap: Any) -> None:
+        self.clear_widgets()
+        self._cells = []
         for p in snap.players:
             box = BoxLayout(orientation="horizontal", spacing=dp(4), padding=(dp(6), dp(4)))
-            current = p.colour is snap.current
             with box.canvas.before:
-                Color(0.25, 0.22, 0.18) if not current else Color(0.45, 0.36, 0.15)
+                bg = Color(0.25, 0.22, 0.18)
                 rect = Rectangle(pos=box.pos, size=box.size)
             box.bind(
                 pos=lambda w, v, r=rect: setattr(r, "pos", v), size=lambda w, v, r=rect: setattr(r, "size", v)
             )
-            box.add_widget(ShapeMark(colour=p.colour.value, size_hint_x=None, width=dp(36)))
-            box.add_widget(
-                Label(
-                    text=f"[b]{p.name}[/b]\n{p.score} / {snap.target}",
-                    markup=True,
-                    font_size=sp(17),
-                    halign="left",
-                    size_hint_x=1,
-                )
-            )
+            mark = ShapeMark(colour=p.colour.value, size_hint_x=None, width=dp(36))
+            box.add_widget(mark)
+            label = Label(text="", markup=True, font_size=sp(17), halign="left", size_hint_x=1)
+            box.add_widget(label)
+            chips = []
             for a in p.artefacts:
-                box.add_widget(
-                    ArtefactChip(
-                        kind=a.type,
-                        state_text="up" if a.face_up else "down",
-                        size_hint=(None, None),
-                        size=(dp(22), dp(28)),
-                        pos_hint={"center_y": 0.5},
-                    )
+                chip = ArtefactChip(
+                    kind=a.type,
+                    state_text="up" if a.face_up else "down",
+                    size_hint=(None, None),
+                    size=(dp(22), dp(28)),
+                    pos_hint={"center_y": 0.5},
                 )
+                chips.append(chip)
+                box.add_widget(chip)
+            self._cells.append((bg, label, mark, chips))
             self.add_widget(box)
 
 
 # ------------------------------------------------------------------------------------------------ screens
 
 
-class BaseScreen(Screen):
+class BaseScreen(Screen):  # type: ignore[misc]
     app_ref = ObjectProperty(None, allownone=True)
+
+    def changed_key(self, name: str, key: Any) -> bool:
+        """True (and remembered) when what a container shows changed. Rebuilding buttons renders every text
+        again, which is what makes a frame slow; most refreshes change nothing in most containers."""
+        keys: dict[str, Any] = self.__dict__.setdefault("_shown_keys", {})
+        if keys.get(name) == key:
+            return False
+        keys[name] = key
+        return True
 
     def refresh(self) -> None:
         """Redraw from the presenters (called after every change they announce)."""
@@ -219,7 +251,7 @@ class StartScreen(BaseScreen):
                     tr("Resume: {players} · {n} moves · {started}").format(
                         players=", ".join(g.players), n=g.moves, started=g.started[:16].replace("T", " ")
                     ),
-                    lambda gid=g.id: app.resume(gid),
+                    partial(app.resume, g.id),
                     height=64,
                 )
             )
@@ -242,9 +274,9 @@ class BoxSetupScreen(BaseScreen):
                 Label(text=f"{row.id}  {row.name}{guess}", font_size=sp(16), halign="left", size_hint_x=0.5)
             )
             for field_name, value in (("value", row.value), ("capacity", row.capacity)):
-                line.add_widget(big_button("-", lambda r=row.id, f=field_name: p.adjust(r, f, -1), height=48))
+                line.add_widget(big_button("-", partial(p.adjust, row.id, field_name, -1), height=48))
                 line.add_widget(Label(text=f"{tr(field_name)} {value}", font_size=sp(16)))
-                line.add_widget(big_button("+", lambda r=row.id, f=field_name: p.adjust(r, f, +1), height=48))
+                line.add_widget(big_button("+", partial(p.adjust, row.id, field_name, +1), height=48))
             grid.add_widget(line)
 
 
@@ -254,19 +286,30 @@ class NewGameScreen(BaseScreen):
         p: NewGamePresenter = app.newgame
         tr = app.tr
         rows = self.ids.players
-        rows.clear_widgets()
-        for pl in p.players:
-            line = BoxLayout(size_hint_y=None, height=dp(60), spacing=dp(8))
-            line.add_widget(ShapeMark(colour=pl.colour.value, size_hint_x=None, width=dp(48)))
-            line.add_widget(big_button(pl.name, lambda c=pl.colour: p.cycle_colour(c), colour=pl.colour))
-            first = " ★" if p.first is pl.colour else ""
-            line.add_widget(
-                Label(text=tr("first") + first if first else "", font_size=sp(16), size_hint_x=0.3)
-            )
-            line.add_widget(
-                big_button(tr("Remove"), lambda c=pl.colour: p.remove_player(c), greyed=len(p.players) <= 2)
-            )
-            rows.add_widget(line)
+        # Rows are rebuilt only when players or castles change, never while a name is being typed.
+        key = (app.lang, tuple(pl.colour for pl in p.players), p.first)
+        if self.changed_key("players", key):
+            rows.clear_widgets()
+            for pl in p.players:
+                line = BoxLayout(size_hint_y=None, height=dp(60), spacing=dp(8))
+                line.add_widget(ShapeMark(colour=pl.colour.value, size_hint_x=None, width=dp(48)))
+                line.add_widget(
+                    big_button(
+                        tr(pl.colour.value.capitalize()), partial(p.cycle_colour, pl.colour), colour=pl.colour
+                    )
+                )
+                name = TextInput(
+                    text=pl.name, multiline=False, font_size=sp(20), write_tab=False, size_hint_x=1.2
+                )
+                name.bind(text=partial(_renamed, p, pl.colour))
+                line.add_widget(name)
+                line.add_widget(
+                    Label(text=tr("first") if p.first is pl.colour else "", font_size=sp(16), size_hint_x=0.4)
+                )
+                line.add_widget(
+                    big_button(tr("Remove"), partial(p.remove_player, pl.colour), greyed=len(p.players) <= 2)
+                )
+                rows.add_widget(line)
         opts = self.ids.variants
         opts.clear_widgets()
         from companion.presenters.newgame import VARIANTS, MapSource
@@ -276,7 +319,7 @@ class NewGameScreen(BaseScreen):
             opts.add_widget(
                 big_button(
                     ("[x] " if on else "[  ] ") + tr(v.replace("_", " ").capitalize()),
-                    lambda v=v: p.toggle_variant(v),
+                    partial(p.toggle_variant, v),
                 )
             )
         maps = self.ids.maps
@@ -287,11 +330,13 @@ class NewGameScreen(BaseScreen):
             (MapSource.SAVED, "Saved map"),
         ):
             maps.add_widget(
-                big_button(
-                    ("> " if p.map_source is src else "") + tr(title), lambda s=src: p.set_map_source(s)
-                )
+                big_button(("> " if p.map_source is src else "") + tr(title), partial(p.set_map_source, src))
             )
         self.ids.problems.text = "\n".join(tr(x) for x in p.problems)
+
+
+def _renamed(p: NewGamePresenter, colour: Any, _widget: Any, text: str) -> None:
+    p.rename(colour, text)
 
 
 class TableScreen(BaseScreen):
@@ -300,13 +345,19 @@ class TableScreen(BaseScreen):
         t: TablePresenter | None = app.table
         if t is None:
             return
-        tr = app.tr
         self.ids.hexmap.snapshot = t.snapshot
         self.ids.hexmap.marks = t.highlighted_tiles()
         self.ids.hexmap.discrepancies = list(t.discrepancies())
         self.ids.turn_label.text = t.turn_text()
         self._stepper()
         box = self.ids.proposal
+        if self.changed_key("proposal", (t.pending, t.proposal_text(), app.lang, tuple(t.setup_lines()))):
+            self._proposal(t, box)
+        self._options()
+
+    def _proposal(self, t: TablePresenter, box: Any) -> None:
+        app = self.app_ref
+        tr = app.tr
         box.clear_widgets()
         if t.pending is PendingState.PROPOSAL:
             box.add_widget(text_label(tr("Camera saw: {move}").format(move=t.proposal_text()), 18, True))
@@ -321,49 +372,61 @@ class TableScreen(BaseScreen):
             row.add_widget(big_button(tr("The camera is wrong"), t.camera_wrong, height=64))
             row.add_widget(big_button(tr("Rewind"), lambda: app.go("history"), height=64))
             box.add_widget(row)
-        box.height = sum(c.height for c in box.children) + dp(8) * len(box.children)
-        self._options()
+        elif t.setup_lines():
+            box.add_widget(text_label(tr("Set up the table as the game has it:"), 18, True))
+            for line in t.setup_lines():
+                box.add_widget(text_label(line, 15))
+            box.add_widget(big_button(tr("The table is set up"), t.dismiss_setup, height=56))
 
     def _stepper(self) -> None:
+        """Nine buttons built once; each refresh only recolours them."""
         app = self.app_ref
         stepper = self.ids.stepper
-        stepper.clear_widgets()
         if app.turn is None:
+            stepper.clear_widgets()
             return
-        for s in app.turn.steps():
-            b = Button(
-                text=str(s.number),
-                font_size=sp(20),
-                bold=s.state == "current",
-                background_normal="",
-                size_hint_x=1,
-            )
-            b.background_color = {
-                "done": (0.3, 0.5, 0.3, 1),
-                "current": (0.9, 0.7, 0.2, 1),
-                "todo": (0.3, 0.3, 0.3, 1),
-            }[s.state]
+        steps = app.turn.steps()
+        if len(stepper.children) != len(steps):
+            stepper.clear_widgets()
+            for s in steps:
+                stepper.add_widget(
+                    Button(text=str(s.number), font_size=sp(20), background_normal="", size_hint_x=1)
+                )
+        colours = {"done": (0.3, 0.5, 0.3, 1), "current": (0.9, 0.7, 0.2, 1), "todo": (0.3, 0.3, 0.3, 1)}
+        for b, s in zip(reversed(stepper.children), steps, strict=True):
+            b.background_color = colours[s.state]
             b.color = (0, 0, 0, 1) if s.state == "current" else (1, 1, 1, 1)
-            stepper.add_widget(b)
+            b.bold = s.state == "current"
 
     def _options(self) -> None:
         app = self.app_ref
         p: TurnPresenter | None = app.turn
         groups = self.ids.groups
         opts = self.ids.options
-        groups.clear_widgets()
-        opts.clear_widgets()
         if p is None:
+            groups.clear_widgets()
+            opts.clear_widgets()
             return
         tr = app.tr
         expl = p.explanation
         self.ids.explanation.text = f"{expl.sentence}  [{expl.citation}]" if expl is not None else ""
-        for g in p.groups():
+        all_groups = p.groups()
+        key = (
+            app.lang,
+            p.selected_group,
+            p.selected_target,
+            tuple((g.kind, g.enabled, tuple((o.key, o.enabled) for o in g.options)) for g in all_groups),
+        )
+        if not self.changed_key("options", key):
+            return
+        groups.clear_widgets()
+        opts.clear_widgets()
+        for g in all_groups:
             sel = "> " if p.selected_group is g.kind else ""
             groups.add_widget(
                 big_button(
                     sel + g.title,
-                    lambda k=g.kind: p.select_group(None if p.selected_group is k else k),
+                    partial(_toggle_group, p, g.kind),
                     greyed=not g.enabled,
                 )
             )
@@ -372,19 +435,21 @@ class TableScreen(BaseScreen):
         choices = p.target_choices()
         if choices:
             for target, name, enabled, rep in choices[:30]:
-                opts.add_widget(
-                    big_button(name, lambda t=target, r=rep: p.tap_target(t, r), greyed=not enabled)
-                )
+                opts.add_widget(big_button(name, partial(p.tap_target, target, rep), greyed=not enabled))
             return
         shown = p.visible_options()
         for o in shown[:24]:
             opts.add_widget(_option_button(o, p.tap, tr))
 
 
+def _toggle_group(p: TurnPresenter, kind: Any) -> None:
+    p.select_group(None if p.selected_group is kind else kind)
+
+
 def _option_button(o: Option, tap: Callable[[Option], Any], tr: Translator) -> BigButton:
     return big_button(
         o.label,
-        lambda o=o: tap(o),
+        partial(tap, o),
         greyed=not o.enabled,
         colour=o.actor if o.enabled and o.actor is not None else None,
     )
@@ -396,12 +461,13 @@ class BattleScreen(BaseScreen):
         b: BattlePresenter | None = app.battle
         tr = app.tr
         opts = self.ids.options
-        opts.clear_widgets()
         stages = self.ids.stages
-        stages.clear_widgets()
         if b is None or b.battle is None:
+            opts.clear_widgets()
+            self.changed_key("options", None)
             self.ids.title.text = tr("No battle")
             self.ids.attacker.text = self.ids.defender.text = ""
+            self.ids.attacker_score.text = self.ids.defender_score.text = ""
             self.ids.prompt.text = ""
             self.ids.explanation.text = ""
             return
@@ -411,28 +477,29 @@ class BattleScreen(BaseScreen):
         self.ids.title.text = tr("Battle for {territory}").format(territory=v.territory_name)
         self.ids.attacker_mark.colour = v.attacker.value
         self.ids.defender_mark.colour = v.defender.value
-        self.ids.attacker.text = f"{an}\n[size=64sp][b]{v.attacker_score}[/b][/size]"
-        self.ids.defender.text = f"{dn}\n[size=64sp][b]{v.defender_score}[/b][/size]"
+        self.ids.attacker.text, self.ids.attacker_score.text = an, str(v.attacker_score)
+        self.ids.defender.text, self.ids.defender_score.text = dn, str(v.defender_score)
         cards = " | ".join(f"{snap.player(c).name}: {s}" for c, s in b.conflict_status())
         notes = list(v.notes) + ([tr("No support cards here (mountains)")] if v.support_blocked else [])
         self.ids.notes.text = "  ·  ".join([*notes, cards] if v.stage >= 4 else notes)
-        for s in b.stages():
-            lab = Button(
-                text=f"{s.number}. {s.title}",
-                font_size=sp(15),
-                background_normal="",
-                halign="left",
-                size_hint_y=None,
-                height=dp(48),
-            )
-            lab.bind(size=lambda w, sz: setattr(w, "text_size", (sz[0] - dp(10), None)))
-            lab.background_color = {
-                "done": (0.3, 0.5, 0.3, 1),
-                "current": (0.9, 0.7, 0.2, 1),
-                "todo": (0.28, 0.28, 0.28, 1),
-            }[s.state]
-            lab.color = (0, 0, 0, 1) if s.state == "current" else (1, 1, 1, 1)
-            stages.add_widget(lab)
+        items = b.stages()
+        if self.changed_key("stages", (app.lang, len(items))):
+            stages.clear_widgets()
+            for item in items:
+                lab = Button(
+                    text=f"{item.number}. {item.title}",
+                    font_size=sp(15),
+                    background_normal="",
+                    halign="left",
+                    size_hint_y=None,
+                    height=dp(48),
+                )
+                lab.bind(size=lambda w, sz: setattr(w, "text_size", (sz[0] - dp(10), None)))
+                stages.add_widget(lab)
+        colours = {"done": (0.3, 0.5, 0.3, 1), "current": (0.9, 0.7, 0.2, 1), "todo": (0.28, 0.28, 0.28, 1)}
+        for lab, item in zip(reversed(stages.children), items, strict=True):
+            lab.background_color = colours[item.state]
+            lab.color = (0, 0, 0, 1) if item.state == "current" else (1, 1, 1, 1)
         who = b.prompted()
         self.ids.prompt.text = (
             tr("{name}: your choice (others look away)").format(name=snap.player(who).name)
@@ -445,12 +512,16 @@ class BattleScreen(BaseScreen):
         self.ids.explanation.text = f"{expl.sentence}  [{expl.citation}]" if expl is not None else ""
         if b.rolling:
             self.ids.prompt.text = tr("Rolling...")
-        for o in b.options_for_prompted()[:16]:
-            label = o.label if not (v.stage == 4 and o.kind.value == "conflict") else o.label
+        shown = b.options_for_prompted()[:16]
+        if not self.changed_key("options", (app.lang, b.rolling, tuple((o.key, o.enabled) for o in shown))):
+            return
+        opts.clear_widgets()
+        for o in shown:
+            label = o.label
             opts.add_widget(
                 big_button(
                     label,
-                    lambda o=o: b.tap(o),
+                    partial(b.tap, o),
                     greyed=not o.enabled,
                     height=64,
                     colour=o.actor if o.enabled else None,
@@ -469,8 +540,10 @@ class RefereeScreen(BaseScreen):
         if r is None:
             return
         tr = app.tr
-        for o in r.topics[:30]:
-            topics.add_widget(big_button(o.label, lambda o=o: r.ask(o), greyed=not o.enabled))
+        for o in r.topics[:40]:
+            title = GROUP_TITLES.get(o.kind)
+            label = f"{tr(title)}: {o.label}" if title and o.kind is not OptionKind.END_STEP else o.label
+            topics.add_widget(big_button(label, partial(r.ask, o), greyed=not o.enabled))
         v = r.verdict
         if v is None:
             self.ids.verdict.text = tr("Tap an action or a question to get the ruling.")
@@ -482,9 +555,7 @@ class RefereeScreen(BaseScreen):
         if shown is None:
             shown = r.cited_section()
         for s in r.sections():
-            secs.add_widget(
-                big_button(f"{tr(s.title)} · p. {s.page}", lambda s=s: r.open_section(s), height=52)
-            )
+            secs.add_widget(big_button(f"{tr(s.title)} · p. {s.page}", partial(r.open_section, s), height=52))
         self.ids.section_text.text = (
             f"[b]{tr(shown.title)}[/b] (p. {shown.page})\n{tr(shown.summary)}" if shown is not None else ""
         )
@@ -506,18 +577,32 @@ class HistoryScreen(BaseScreen):
             lab = Label(text=f"{line.index + 1}. {line.text}", font_size=sp(16), halign="left")
             lab.bind(size=lambda w, sz: setattr(w, "text_size", (sz[0], None)))
             row.add_widget(lab)
-            row.add_widget(big_button(tr("Back to here"), lambda ln=line: self._ask(ln), height=48))
+            row.add_widget(big_button(tr("Back to here"), partial(self._ask, line), height=48))
             row.children[0].size_hint_x = None
             row.children[0].width = dp(150)
             box.add_widget(row)
-        self.ids.confirm_box.opacity = 1 if h.confirming is not None else 0
-        self.ids.confirm_box.disabled = h.confirming is None
+        asking = h.confirming is not None
+        self.ids.confirm_box.opacity = 1 if asking else 0
+        self.ids.confirm_box.disabled = not asking
+        self.ids.confirm_box.height = dp(64) if asking else 0
 
     def _ask(self, line: Any) -> None:
         self.ids.question.text = self.app_ref.history.ask_rewind(line)
 
 
 class CameraScreen(BaseScreen):
+    """The live preview refreshes twice a second while the screen is shown (frames come from the feed)."""
+
+    _ticker: Any = None
+
+    def on_enter(self, *_a: Any) -> None:
+        self._ticker = Clock.schedule_interval(lambda _dt: self.refresh(), 0.5)
+
+    def on_leave(self, *_a: Any) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
     def refresh(self) -> None:
         app = self.app_ref
         c: CameraPresenter | None = app.camera
@@ -591,7 +676,7 @@ class SettingsScreen(BaseScreen):
             box.add_widget(
                 big_button(
                     ("> " if code == app.tr.lang else "") + name,
-                    lambda c=code: app.set_language(c),
+                    partial(app.set_language, code),
                     height=64,
                 )
             )
@@ -612,14 +697,14 @@ SCREEN_CLASSES: dict[str, type[BaseScreen]] = {
 }
 
 
-class Root(BoxLayout):
+class Root(BoxLayout):  # type: ignore[misc]
     pass
 
 
 # ---------------------------------------------------------------------------------------------------- app
 
 
-class SeneschalApp(App):
+class SeneschalApp(App):  # type: ignore[misc]
     lang = StringProperty("en")
     title = "Seneschal"
 
@@ -668,7 +753,7 @@ class SeneschalApp(App):
             sm.add_widget(screen)
         nav = root.ids.nav
         for name in NAV:
-            nav.add_widget(big_button(self.tr(NAV_TITLES[name]), lambda n=name: self.go(n), height=64))
+            nav.add_widget(big_button(self.tr(NAV_TITLES[name]), partial(self.go, name), height=64))
         self.root_widget = root
         self.dice.subscribe(self.request_refresh)
         self.newgame.subscribe(self.request_refresh)
@@ -681,10 +766,15 @@ class SeneschalApp(App):
     def go(self, name: str) -> None:
         if self.root_widget is None:
             return
+        if name == "referee" and self.referee is not None:
+            self.referee.reload()
         self.root_widget.ids.sm.current = name
         in_game = self.session is not None and name not in ("start", "newgame", "boxsetup")
-        self.root_widget.ids.nav.opacity = 1 if in_game else 0
-        self.root_widget.ids.nav.disabled = not in_game
+        ids = self.root_widget.ids
+        for bar in (ids.nav, ids.scores):  # no game: the bars give their room to the screen
+            bar.opacity = 1 if in_game else 0
+            bar.disabled = not in_game
+            bar.height = dp(64) if in_game else 0
         self.refresh_now()
 
     def request_refresh(self) -> None:
@@ -720,7 +810,9 @@ class SeneschalApp(App):
         self.session = session
         self.game_id = getattr(session, "game_id", None)
         tr, clock = self.tr, self.clock
-        self.table = TablePresenter(session, clock, tr, auto_confirm=self.services.auto_confirm)
+        self.table = TablePresenter(
+            session, clock, tr, auto_confirm=self.services.auto_confirm, runner=run_in_thread
+        )
         self.turn = TurnPresenter(session, tr, on_applied=lambda _e: self.after_move())
         self.battle = BattlePresenter(
             session, self.services.roller, clock, tr, on_applied=lambda _e: self.after_move()
@@ -728,6 +820,7 @@ class SeneschalApp(App):
         self.history = HistoryPresenter(session, tr, on_changed_game=self.after_move)
         self.referee = RefereePresenter(session, tr)
         self.table.on_game_over = self.game_over
+        self.table.on_applied = lambda _events: self.after_move()
         for p in (self.table, self.turn, self.battle, self.history, self.referee):
             p.subscribe(self.request_refresh)
         self.camera = CameraPresenter(self.services.feed, clock, on_reading=self._on_reading)
@@ -737,18 +830,21 @@ class SeneschalApp(App):
 
     def _on_reading(self, reading: Any) -> None:
         if self.table is not None:
-            before = self.table.snapshot.index
             self.table.on_reading(reading)
-            if self.table.snapshot.index != before:
-                self.after_move()
 
     def after_move(self) -> None:
         """Any move applied (tap, camera, battle, undo): every presenter reloads from the session."""
         if self.session is None:
             return
-        for p in (self.turn, self.battle, self.history, self.referee):
+        for p in (self.turn, self.battle, self.history):
             if p is not None:
                 p.reload()
+        if (
+            self.referee is not None
+            and self.root_widget is not None
+            and self.root_widget.ids.sm.current == "referee"
+        ):
+            self.referee.reload()  # otherwise when the referee screen is opened (`go`)
         if self.table is not None:
             self.table.refresh()
         sm = self.root_widget.ids.sm if self.root_widget else None

@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "vision": ("vision.cli", "main", "read a table image or video and print the reading as JSON"),
     "tags": ("vision.sheet", "main", "write the printable sheet of QR stickers for the box"),
+    "dice": ("hardware.cli", "main", "talk to the USB dice roller (list, info, roll, ping, status, watch)"),
     "dice-sim": (
         "firmware.sim",
         "main",

@@ -26,6 +26,10 @@ from companion.pipeline import CAMERA_TYPES, demo_config, knights_on_table, scen
 def _kivy_env(size: str) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+    # SDL2 loads our images; skipping the PIL provider saves ~0.5 s of start-up. The clipboard is SDL2's too
+    # (Kivy otherwise probes xclip/xsel and prints their absence).
+    os.environ.setdefault("KIVY_IMAGE", "tex,dds,sdl2")
+    os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")
     from kivy.config import Config
 
     w, h = (int(x) for x in size.lower().split("x"))
@@ -37,8 +41,18 @@ def _kivy_env(size: str) -> None:
 class DemoDriver:
     """The pretend players: each move is made on the pretend table (camera moves) or tapped into the app."""
 
-    def __init__(self, app: Any, session: Any, table: Any, roller: Any, seed: int, pause: float,
-                 camera: bool, camera_timeout: float = 20.0) -> None:
+    def __init__(
+        self,
+        app: Any,
+        session: Any,
+        table: Any,
+        roller: Any,
+        *,
+        seed: int,
+        pause: float,
+        camera: bool,
+        camera_timeout: float = 20.0,
+    ) -> None:
         self.app = app
         self.session = session
         self.table = table
@@ -82,10 +96,11 @@ class DemoDriver:
             self.table.set_table(scene_spec(self.session.state, self.session.board))
 
     def move(self) -> None:
+        from kivy.clock import Clock
+
         from engine.actions import RollDice
         from engine.playout import choose
         from engine.rules import apply
-        from kivy.clock import Clock
 
         state = self.session.state
         action = choose(state, self.rng)
@@ -125,11 +140,17 @@ class DemoDriver:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="seneschal demo", description="the app with a synthetic camera, a "
-                                     "scripted 3-player game and a simulated dice roller")
+    parser = argparse.ArgumentParser(
+        prog="seneschal demo",
+        description="the app with a synthetic camera, a scripted 3-player game and a simulated dice roller",
+    )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--pause", type=float, default=1.5, help="seconds between moves (and before a camera "
-                        "move confirms itself)")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=1.5,
+        help="seconds between moves (and before a camera move confirms itself)",
+    )
     parser.add_argument("--size", default="1280x800", help="window size, e.g. 1920x1200")
     parser.add_argument("--no-camera", action="store_true", help="enter every move by hand (no vision)")
     parser.add_argument("--no-roller", action="store_true", help="on-screen rolls instead of the simulator")
@@ -157,21 +178,30 @@ def main(argv: list[str] | None = None) -> int:
     session = EngineSession.create(demo_config(args.seed), storage, tr, knowledge="full")
     table = feed = None
     if not args.no_camera:
-        try:
-            from companion.feeds import LiveTableSource, VisionFeed
-            from companion.pipeline import vision_reader
+        from companion.pipeline import vision_available
 
-            table = LiveTableSource(scene_spec(session.state, session.board))
-            feed = VisionFeed(table, vision_reader(2))
-        except Exception as exc:  # vision missing or broken: the demo still runs, moves entered by hand
-            print(f"seneschal demo: camera unavailable ({exc}); moves are entered by hand", file=sys.stderr)
-            table = feed = None
-    services = AppServices(storage=storage, factory=EngineFactory(storage, tr, knowledge="full"), roller=roller,
-                           feed=feed, tr=tr, auto_confirm=args.pause)
+        why = vision_available()
+        if why:  # the demo still runs: every move is entered as taps, and the camera panel says why
+            print(f"seneschal demo: camera unavailable ({why}); moves are entered by hand", file=sys.stderr)
+        else:
+            from companion.feedproc import ProcessFeed
+
+            feed = ProcessFeed(("synthetic", scene_spec(session.state, session.board)), ("vision", 2))
+            table = feed
+    services = AppServices(
+        storage=storage,
+        factory=EngineFactory(storage, tr, knowledge="full"),
+        roller=roller,
+        feed=feed,
+        tr=tr,
+        auto_confirm=args.pause,
+    )
     app = SeneschalApp(services)
     if args.lang:
         app.settings.set_language(args.lang)
-    driver = DemoDriver(app, session, table, roller, args.seed, args.pause, camera=feed is not None)
+    driver = DemoDriver(
+        app, session, table, roller, seed=args.seed, pause=args.pause, camera=feed is not None
+    )
 
     def on_start(*_a: Any) -> None:
         app.attach(session)
@@ -183,8 +213,11 @@ def main(argv: list[str] | None = None) -> int:
             def finish(_dt: float) -> None:
                 if args.screenshot:
                     Window.screenshot(name=args.screenshot)
-                print(f"demo: {len(session.actions)} moves, camera readings "
-                      f"{getattr(feed, 'readings_posted', 0)}, notes {driver.notes}", flush=True)
+                print(
+                    f"demo: {len(session.actions)} moves, camera readings "
+                    f"{getattr(feed, 'readings_posted', 0)}, notes {driver.notes}",
+                    flush=True,
+                )
                 app.stop()
 
             Clock.schedule_once(finish, args.exit_after)
@@ -203,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def main_app(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="seneschal app", description="the app for a real table")
-    parser.add_argument("--camera", default=None, help="camera: device index, video file, image folder or URL")
+    parser.add_argument(
+        "--camera", default=None, help="camera: device index, video file, image folder or URL"
+    )
     parser.add_argument("--roller", default=None, help="dice roller port (pyserial URL); default: search USB")
     parser.add_argument("--no-roller", action="store_true", help="roll on screen")
     parser.add_argument("--db", default=None, help="game database (default: the user data directory)")
@@ -224,19 +259,23 @@ def main_app(argv: list[str] | None = None) -> int:
     feed = None
     if args.camera is not None:
         try:
-            from vision.sources import open_source
-
             from companion.feeds import VisionFeed
             from companion.pipeline import vision_reader
+            from vision.sources import open_source
 
             feed = VisionFeed(open_source(args.camera), vision_reader(5))
         except Exception as exc:
             print(f"seneschal app: camera unavailable ({exc}); enter moves by hand", file=sys.stderr)
     data_dir = default_db_path().parent if not args.db else Path(args.db).resolve().parent
     box = CatalogueBox(data_dir)
-    services = AppServices(storage=storage, factory=EngineFactory(storage, tr, knowledge="table",
-                                                                  catalogue=box.catalogue()),
-                           roller=roller, feed=feed, tr=tr, box=box)
+    services = AppServices(
+        storage=storage,
+        factory=EngineFactory(storage, tr, knowledge="table", catalogue=box.catalogue()),
+        roller=roller,
+        feed=feed,
+        tr=tr,
+        box=box,
+    )
     app = SeneschalApp(services)
     try:
         app.run()

@@ -94,7 +94,7 @@ class Describer:
             return t("Discard the top card") if a.discard else t("Leave the top card")
         if kind == "arrange_top":
             return t("Cards put back")
-        return kind.replace("_", " ")
+        return str(kind).replace("_", " ")
 
     def _layout(self, layout: Iterable[tuple[str, int]]) -> str:
         return ", ".join(f"{self.place(loc)} {n}" for loc, n in layout)
@@ -122,6 +122,19 @@ class Describer:
             text = t("{who} ended the turn").format(who=who)
         elif kind == "play_conflict":
             text = t("{who} played a conflict card face-down").format(who=who)
+        elif kind == "use_crown":
+            crown = next(
+                (
+                    self.artefact(h.id)
+                    for h in before.players[a.player].artefacts
+                    if getattr(self.data.artefacts.get(h.id), "type", None) is not None
+                    and self.data.artefacts[h.id].type.value == "crown"
+                ),
+                t("crown"),
+            )
+            text = t("{who} used the {crown}").format(who=who, crown=crown)
+            if a.affected is not None:
+                text += " → " + self.name(a.affected)
         elif kind == "roll_dice":
             text = t("{who} rolled {values}").format(who=who, values=" ".join(map(str, a.values)))
         else:

@@ -15,9 +15,15 @@ from typing import Any
 from companion.services import FeedStatus
 
 _STATUS = {
-    "starting": FeedStatus.STARTING, "ok": FeedStatus.RUNNING, "no signal": FeedStatus.LOST,
-    "camera lost": FeedStatus.LOST, "corrupted frame": FeedStatus.RUNNING, "no tags": FeedStatus.NO_MAP,
-    "half a board": FeedStatus.RUNNING, "ended": FeedStatus.OFF, "error": FeedStatus.LOST,
+    "starting": FeedStatus.STARTING,
+    "ok": FeedStatus.RUNNING,
+    "no signal": FeedStatus.LOST,
+    "camera lost": FeedStatus.LOST,
+    "corrupted frame": FeedStatus.RUNNING,
+    "no tags": FeedStatus.NO_MAP,
+    "half a board": FeedStatus.RUNNING,
+    "ended": FeedStatus.OFF,
+    "error": FeedStatus.LOST,
 }
 
 
@@ -27,8 +33,9 @@ class LiveTableSource:
 
     live = True
 
-    def __init__(self, spec: Any, render: Callable[[Any, int], tuple[Any, Any]] | None = None,
-                 fps: float = 8.0) -> None:
+    def __init__(
+        self, spec: Any, render: Callable[[Any, int], tuple[Any, Any]] | None = None, fps: float = 8.0
+    ) -> None:
         self.name = "synthetic camera"
         self.fps: float | None = fps
         self._render = render
@@ -38,6 +45,11 @@ class LiveTableSource:
         self._cache: tuple[int, Any] | None = None
         self._index = 0
         self._next = 0.0
+
+    @property
+    def spec(self) -> Any:
+        with self._lock:
+            return self._spec
 
     def set_table(self, spec: Any) -> None:
         with self._lock:
@@ -138,8 +150,14 @@ class VisionFeed:
         if result is None or not update.fresh:
             return
         reading = result.reading
-        key = (tuple(sorted((k, tuple(sorted((c.value, n) for c, n in v.items())))
-                            for k, v in reading.knights.items())), tuple(sorted(reading.artefacts.items())))
+        key = (
+            tuple(
+                sorted(
+                    (k, tuple(sorted((c.value, n) for c, n in v.items()))) for k, v in reading.knights.items()
+                )
+            ),
+            tuple(sorted(reading.artefacts.items())),
+        )
         if key != self._last_key and reading.tiles:
             self._last_key = key
             self.readings_posted += 1

@@ -22,16 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.colours import Colour
-
 from companion.errors import CompanionError, ServiceUnavailableError
 from companion.presenters.newgame import NewGameConfig, PlayerSetup
 from companion.services import Storage
 from companion.session import EngineSession
+from engine.colours import Colour
 
 CAMERA_TYPES = frozenset({"advance", "redistribute", "end_turn", "play_call_to_arms"})
 SCRIPT_FORMAT = "seneschal-demo-script"
-DEMO_PLAYERS = (PlayerSetup(Colour.RED, "Ann"), PlayerSetup(Colour.BLUE, "Bruno"), PlayerSetup(Colour.YELLOW, "Cleo"))
+DEMO_PLAYERS = (
+    PlayerSetup(Colour.RED, "Ann"),
+    PlayerSetup(Colour.BLUE, "Bruno"),
+    PlayerSetup(Colour.YELLOW, "Cleo"),
+)
 
 
 class ScriptError(CompanionError, ValueError):
@@ -47,8 +50,13 @@ class Script:
     name: str = "scripted game"
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": SCRIPT_FORMAT, "version": 1, "name": self.name, "game": self.config.to_json(),
-                "actions": [a.to_json() for a in self.actions]}
+        return {
+            "format": SCRIPT_FORMAT,
+            "version": 1,
+            "name": self.name,
+            "game": self.config.to_json(),
+            "actions": [a.to_json() for a in self.actions],
+        }
 
     @staticmethod
     def from_json(obj: Any, source: str = "script") -> Script:
@@ -80,7 +88,7 @@ def make_script(seed: int = 7, moves: int = 80, config: NewGameConfig | None = N
     cfg = config or demo_config(seed)
     state = _new_state(cfg)
     rng = random.Random(seed)
-    actions = []
+    actions: list[Any] = []
     while state.winner is None and len(actions) < moves:
         a = choose(state, rng)
         state, _ = apply(state, a)
@@ -106,9 +114,17 @@ def _new_state(cfg: NewGameConfig) -> Any:
 
     cat = load_default_catalogue()
     board = default_board(len(cfg.players), cat, random.Random(f"{cfg.seed}/map"))
-    return new_game(GameConfig(players=tuple(PlayerConfig(p.colour, p.name) for p in cfg.players),
-                               variant=Variant(), knowledge=Knowledge.FULL, seed=cfg.seed, board=board,
-                               catalogue=cat, first_player=cfg.first))
+    return new_game(
+        GameConfig(
+            players=tuple(PlayerConfig(p.colour, p.name) for p in cfg.players),
+            variant=Variant(),
+            knowledge=Knowledge.FULL,
+            seed=cfg.seed,
+            board=board,
+            catalogue=cat,
+            first_player=cfg.first,
+        )
+    )
 
 
 # --------------------------------------------------------------------------------------------- the table
@@ -132,12 +148,19 @@ def artefacts_on_table(state: Any) -> dict[str, bool]:
 TableRenderer = Callable[[Any, int], tuple[Any, Any]]
 
 
-def scene_spec(state: Any, board: Any, resolution: tuple[int, int] = (1920, 1080), difficulty: str = "easy") -> Any:
+def scene_spec(
+    state: Any, board: Any, resolution: tuple[int, int] = (1920, 1080), difficulty: str = "easy"
+) -> Any:
     from vision.synth import Difficulty, SceneSpec
 
-    return SceneSpec(tiles=dict(board.tiles), knights=knights_on_table(state, board),
-                     artefacts=artefacts_on_table(state), resolution=resolution,
-                     difficulty=Difficulty(difficulty), layout_seed=1)
+    return SceneSpec(
+        tiles=dict(board.tiles),
+        knights=knights_on_table(state, board),
+        artefacts=artefacts_on_table(state),
+        resolution=resolution,
+        difficulty=Difficulty(difficulty),
+        layout_seed=1,
+    )
 
 
 def default_renderer() -> TableRenderer:
@@ -159,8 +182,12 @@ class TruthReader:
         from engine.reading import TableReading
 
         t = self.truth
-        reading = TableReading(tiles=dict(t.tiles), knights={k: dict(v) for k, v in t.knights.items()},
-                               artefacts=dict(t.artefacts), frame_index=frame_index)
+        reading = TableReading(
+            tiles=dict(t.tiles),
+            knights={k: dict(v) for k, v in t.knights.items()},
+            artefacts=dict(t.artefacts),
+            frame_index=frame_index,
+        )
         return _Result(reading)
 
 
@@ -169,6 +196,19 @@ class _Result:
     reading: Any
     status: Any = None
     message: str = ""
+
+
+def vision_available() -> str:
+    """ "" when the vision pipeline can be used, else why not (checked without importing it)."""
+    import importlib.util
+
+    for part in ("vision.pipeline", "vision.mapreader", "vision.knights", "vision.dice", "vision.synth"):
+        try:
+            if importlib.util.find_spec(part) is None:
+                return f"{part} is not installed"
+        except ImportError as exc:
+            return str(exc)
+    return ""
 
 
 def vision_reader(hold_frames: int = 2) -> Any:
@@ -200,9 +240,18 @@ class StepReport:
 class Replayer:
     """Plays a script through the whole pipeline, one move at a time (`steps()`), checking each move."""
 
-    def __init__(self, script: Script, storage: Storage, reader: Any = None, renderer: TableRenderer | None = None,
-                 hold_frames: int = 2, max_frames: int = 8, resolution: tuple[int, int] = (1920, 1080),
-                 difficulty: str = "easy") -> None:
+    def __init__(
+        self,
+        script: Script,
+        storage: Storage,
+        *,
+        reader: Any = None,
+        renderer: TableRenderer | None = None,
+        hold_frames: int = 2,
+        max_frames: int = 8,
+        resolution: tuple[int, int] = (1920, 1080),
+        difficulty: str = "easy",
+    ) -> None:
         from engine.rules import apply
 
         self.script = script
@@ -248,8 +297,10 @@ class Replayer:
         reading = self.look(self.truth)
         proposal = self.session.propose(reading)
         if proposal.options or proposal.discrepancies:
-            raise CompanionError("the starting table does not match the game: "
-                                 + "; ".join(d.sentence for d in proposal.discrepancies))
+            raise CompanionError(
+                "the starting table does not match the game: "
+                + "; ".join(d.sentence for d in proposal.discrepancies)
+            )
 
     def steps(self) -> Iterator[StepReport]:
         for i, action in enumerate(self.script.actions):
@@ -279,7 +330,8 @@ class Replayer:
                 proposal = self.session.propose(self.look(expected))
                 if proposal.options or proposal.discrepancies:
                     problem = "after a tapped move the table reads differently: " + "; ".join(
-                        [d.sentence for d in proposal.discrepancies] + [o.label for o in proposal.options])
+                        [d.sentence for d in proposal.discrepancies] + [o.label for o in proposal.options]
+                    )
         if not problem and self.session.state.to_json() != expected.to_json():
             problem = "the app's game differs from the script's after this move"
         self.truth = expected
@@ -287,8 +339,9 @@ class Replayer:
         return StepReport(i, action.TYPE, via, not problem, lines, problem)
 
 
-def replay(script: Script, storage: Storage, out: TextIO, reader: Any = None, stop_on_error: bool = True,
-           **kw: Any) -> int:
+def replay(
+    script: Script, storage: Storage, out: TextIO, reader: Any = None, stop_on_error: bool = True, **kw: Any
+) -> int:
     """Run the headless pipeline and print the event log and the final scores. Returns the exit code."""
     rep = Replayer(script, storage, reader=reader, **kw)
     rep.settle()
@@ -302,7 +355,9 @@ def replay(script: Script, storage: Storage, out: TextIO, reader: Any = None, st
             if stop_on_error:
                 break
     snap = rep.session.snapshot()
-    print("final scores: " + ", ".join(f"{p.name} ({p.colour.value}) {p.score}" for p in snap.players), file=out)
+    print(
+        "final scores: " + ", ".join(f"{p.name} ({p.colour.value}) {p.score}" for p in snap.players), file=out
+    )
     if snap.winner:
         print("winner: " + ", ".join(snap.player(c).name for c in snap.winner), file=out)
     print(f"{len(rep.session.actions)} moves, {rep.frame_index} frames, {failures} disagreement(s)", file=out)

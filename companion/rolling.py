@@ -1,4 +1,4 @@
-"""The app's `Roller`s over `hardware`: the USB roller (or the simulated one, started as a SUBPROCESS — the app
+"""The app's `Roller`s over `hardware`: the USB roller (or the simulated one, run as a SUBPROCESS — the app
 never imports firmware), and on-screen rolls when there is neither. Every roll carries its source."""
 
 from __future__ import annotations

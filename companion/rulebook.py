@@ -20,7 +20,7 @@ SECTIONS: tuple[Section, ...] = (
         "Components",
         2,
         "Six castles, three lakes and thirty territories worth 1, 2 or 3 points. Every player has a castle, "
-        "an identical 18-card deck, ten dice in their colour and three artefacts: a crown, a sceptre, an orb.",
+        "an identical 18-card deck, ten dice of their colour and three artefacts: crown, sceptre and orb.",
     ),
     Section(
         "setup",
@@ -150,7 +150,7 @@ SECTIONS: tuple[Section, ...] = (
         "allegiance",
         "Allegiance",
         14,
-        "Four or six players in equal teams; teams of two win at 20 points, teams of three at 30. No advances "
+        "Four or six players in equal teams; pairs win at 20 points, teams of three at 30. No advances "
         "into a teammate's land; teammates may add support cards. Not with castle siege.",
     ),
     Section(

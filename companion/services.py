@@ -1,4 +1,4 @@
-"""The app's service boundaries: small Protocols the presenters are written against, plus the plain view values
+"""The app's service boundaries: small Protocols the presenters are written against, and the plain view values
 that cross them.
 
 Presenters never import the engine, vision or hardware directly: they receive objects satisfying these

@@ -1,11 +1,11 @@
 """The real `GameSession`: the engine behind the app's boundary, with every applied action stored first.
 
 Legality is never decided here: options come from `engine.rules.legal_actions`, greyed options are ordinary
-candidate actions the engine refuses (`engine.rules.check` gives the sentence and citation), and camera readings
+candidate actions the engine refuses (`engine.rules.check` gives sentence and citation), and camera readings
 go through `engine.reconcile`. This module only translates engine values into the app's views and words.
 
 Resume (R90): a game is stored as its engine config plus every applied action; reopening replays the actions
-through `engine.rules.apply` (chance is an input, so the replay is exact) and compares each resulting state with
+through `engine.rules.apply` (chance is an input, so the replay is exact) and compares each resulting state to
 the one stored beside the action when the engine can serialise states.
 """
 
@@ -100,6 +100,7 @@ class EngineSession:
         self.states: list[Any] = [initial]
         self.actions: list[Any] = []
         self.lines: list[EventLine] = []
+        self._cache: dict[str, tuple[Any, Any]] = {}
         self.describe = Describer(
             initial.data,
             {p.colour: (p.name or p.colour.value.capitalize()) for p in initial.config.players},
@@ -114,6 +115,7 @@ class EngineSession:
         config: NewGameConfig,
         storage: Storage,
         tr: Translator | None = None,
+        *,
         catalogue: Any = None,
         board: Any = None,
         knowledge: str = "table",
@@ -311,7 +313,16 @@ class EngineSession:
             return f"{self.describe.card(card_id)} = {value}" if card_id else f"{self.tr('no card')} = 0"
 
         return BattleView(
-            b.territory, name, b.attacker, b.defender, a, d, stage, tuple(s.actors()), blocked, tuple(notes),
+            b.territory,
+            name,
+            b.attacker,
+            b.defender,
+            a,
+            d,
+            stage,
+            tuple(s.actors()),
+            blocked,
+            tuple(notes),
             result,
             card(b.attacker_played, b.attacker_conflict, b.attacker_conflict_value),
             card(b.defender_played, b.defender_conflict, b.defender_conflict_value),
@@ -320,6 +331,13 @@ class EngineSession:
     # ----------------------------------------------------------------------------------------- options
 
     def options(self) -> list[Option]:
+        """Cached per position: several presenters ask after every move."""
+        key = ("options", len(self.actions), id(self.state))
+        if self._cache.get("options", (None,))[0] != key:
+            self._cache["options"] = (key, self._options_now())
+        return list(self._cache["options"][1])
+
+    def _options_now(self) -> list[Option]:
         s = self.state
         if s.winner is not None:
             return []
@@ -399,7 +417,8 @@ class EngineSession:
         value = getattr(a, "knights", None)
         if kind is OptionKind.CONFLICT:
             value = self.describe.card_value(getattr(a, "card", None))
-        v = VerdictView(True, self.tr("Allowed.")) if enabled else _verdict_view(verdict, self.facts(a))
+        # The facts behind a refusal are worked out when someone asks (`check`), not for every greyed button.
+        v = VerdictView(True, self.tr("Allowed.")) if enabled else _verdict_view(verdict)
         step = STAGE_OF.get(self.state.battle.stage.value, 1) if self.state.battle else self._step(self.state)
         return Option(
             key=repr(a),
@@ -523,7 +542,7 @@ class EngineSession:
                     continue
                 v = rules.check(s, cand)
                 opts.append(self._option(cand, bool(v.ok), None if v.ok else v))
-        opts.sort(key=lambda o: (o.enabled, o.kind.value))
+        opts.sort(key=lambda o: (o.enabled, o.kind is OptionKind.ADVANCE, o.kind.value))
         return opts
 
     # ------------------------------------------------------------------------------------------ camera
@@ -549,9 +568,13 @@ class EngineSession:
         move only if the artefacts the camera saw match the state AFTER it (R93)."""
         from engine.reading import TableReading
 
-        knights_only = TableReading(tiles=dict(reading.tiles), knights={k: dict(v) for k, v in reading.knights.items()},
-                                    artefacts={}, unsure=frozenset(reading.unsure),
-                                    frame_index=reading.frame_index)
+        knights_only = TableReading(
+            tiles=dict(reading.tiles),
+            knights={k: dict(v) for k, v in reading.knights.items()},
+            artefacts={},
+            unsure=frozenset(reading.unsure),
+            frame_index=reading.frame_index,
+        )
         alt = reconcile(self.state, knights_only)
         if not alt.actions:
             return rec
@@ -570,11 +593,11 @@ class EngineSession:
         prev = self.states[0]
         for st in self.states[1:]:
             if st.turn != prev.turn:
-                for c in curve:
-                    curve[c].append(prev.score(c))
+                for c, points in curve.items():
+                    points.append(prev.score(c))
             prev = st
-        for c in curve:
-            curve[c].append(prev.score(c))
+        for c, points in curve.items():
+            points.append(prev.score(c))
         return curve
 
 
@@ -607,7 +630,9 @@ class EngineFactory:
         board = None
         if config.map_source is MapSource.CAMERA and self.board_provider is not None:
             board = self.board_provider()
-        return EngineSession.create(config, self.storage, self.tr, self.catalogue, board, self.knowledge)
+        return EngineSession.create(
+            config, self.storage, self.tr, catalogue=self.catalogue, board=board, knowledge=self.knowledge
+        )
 
     def resume(self, game_id: int) -> EngineSession:
         return EngineSession.resume(self.storage, game_id, self.tr)

@@ -1,4 +1,4 @@
-"""Kivy widgets drawn with graphics instructions: shape marks for player colours, the hex map, the victory-point
+"""Kivy widgets drawn with graphics instructions: shape marks for player colours, the hex map, the points
 chart. They draw what they are given (views from presenters) and hold no game logic."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ VALUE_FILL: dict[int, tuple[float, float, float]] = {
 
 
 def draw_shape(
-    shape: str, cx: float, cy: float, r: float, rgb: tuple[float, float, float], outline: bool = True
+    shape: str, cx: float, cy: float, r: float, rgb: tuple[float, float, float], *, outline: bool = True
 ) -> list[Any]:
     """Instructions for one shape mark (circle, triangle, square, diamond, star, cross) centred at cx, cy."""
     out: list[Any] = []
@@ -105,18 +105,14 @@ def text_rect(
     cy: float,
     font_size: float,
     rgb: tuple[float, float, float] = (0, 0, 0),
+    *,
     bold: bool = False,
     max_width: float | None = None,
     wrap: bool = False,
 ) -> list[Any]:
-    """A text centred on (cx, cy); with `wrap`, broken into lines no wider than `max_width`; anything still too
+    """A text centred on (cx, cy); with `wrap`, broken into lines no wider than `max_width`; anything too
     wide is scaled down to fit."""
-    if wrap and max_width:
-        label = CoreLabel(text=text, font_size=font_size, bold=bold, text_size=(max_width, None), halign="center")
-    else:
-        label = CoreLabel(text=text, font_size=font_size, bold=bold)
-    label.refresh()
-    tex = label.texture
+    tex = _texture(text, round(font_size, 1), bold, round(max_width or 0) if wrap else 0)
     w, h = tex.size
     if max_width is not None and w > max_width > 0:
         scale = max_width / w
@@ -124,7 +120,29 @@ def text_rect(
     return [Color(*rgb), Rectangle(texture=tex, pos=(cx - w / 2, cy - h / 2), size=(w, h))]
 
 
-class Drawn(Widget):
+_TEXTURES: dict[tuple[str, float, bool, int], Any] = {}
+
+
+def _texture(text: str, font_size: float, bold: bool, wrap_width: int) -> Any:
+    """Rendered text, cached: the map redraws after every move with mostly the same names and numbers."""
+    key = (text, font_size, bold, wrap_width)
+    tex = _TEXTURES.get(key)
+    if tex is None:
+        if wrap_width:
+            label = CoreLabel(
+                text=text, font_size=font_size, bold=bold, text_size=(wrap_width, None), halign="center"
+            )
+        else:
+            label = CoreLabel(text=text, font_size=font_size, bold=bold)
+        label.refresh()
+        tex = label.texture
+        if len(_TEXTURES) > 4000:  # window resizes change every size; start again rather than grow forever
+            _TEXTURES.clear()
+        _TEXTURES[key] = tex
+    return tex
+
+
+class Drawn(Widget):  # type: ignore[misc]
     """Redraws once per frame, after layout has settled (drawing on every pos/size event can leave a stale
     picture when the layout sets size and position in several passes)."""
 
@@ -157,7 +175,7 @@ class ShapeMark(Drawn):
 class HexMap(Drawn):
     """The map: tiles with name and value, knights per player (a die in the player's colour with its shape and
     count), control, supply lines between supplied tiles, unsupplied tiles hatched, castles, and rings for the
-    tile in battle, a proposed move and a discrepancy (with what the camera sees and what the game expects)."""
+    tile in battle, a proposed move and a discrepancy (what the camera sees and what the game expects)."""
 
     snapshot = ObjectProperty(None, allownone=True)
     marks = ObjectProperty({})
@@ -207,9 +225,14 @@ class HexMap(Drawn):
                 n = by_hex.get((t.q + dq, t.r + dr))
                 if n is not None and _holder(n) is owner and n.supplied:
                     (x0, y0), (x1, y1) = centres[t.id], centres[n.id]
-                    supply += [Color(*RGB[owner], 0.75),
-                               Line(points=[x0, y0 - size * 0.1, x1, y1 - size * 0.1], width=max(1.5, size * 0.035),
-                                    cap="round")]
+                    supply += [
+                        Color(*RGB[owner], 0.75),
+                        Line(
+                            points=[x0, y0 - size * 0.1, x1, y1 - size * 0.1],
+                            width=max(1.5, size * 0.035),
+                            cap="round",
+                        ),
+                    ]
         for ins in supply:
             canvas.add(ins)
         for t in snap.tiles:
@@ -281,8 +304,12 @@ class HexMap(Drawn):
             out += text_rect(t.name, cx, cy + size * 0.52, fs, max_width=width, wrap=True)
             r = fs * 0.8
             vy = cy + size * 0.12
-            out += [Color(1, 1, 1), Ellipse(pos=(cx - r, vy - r), size=(2 * r, 2 * r)),
-                    Color(0, 0, 0), Line(circle=(cx, vy, r), width=1.0)]
+            out += [
+                Color(1, 1, 1),
+                Ellipse(pos=(cx - r, vy - r), size=(2 * r, 2 * r)),
+                Color(0, 0, 0),
+                Line(circle=(cx, vy, r), width=1.0),
+            ]
             out += text_rect(str(t.value), cx, vy, fs * 1.1, bold=True)
             if t.capacity and t.capacity != 6:
                 out += text_rect(f"max {t.capacity}", cx, cy - size * 0.75, fs * 0.8)

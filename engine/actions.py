@@ -50,8 +50,7 @@ class Action:
         return action
 
 
-# --- your turn: resources, crowns, redistribution, advance
-# -----------------------------------------------------
+# --- your turn: resources, crowns, redistribution, advance -------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +80,16 @@ class PassFracture(Action):
     """Decline to play a fracture card in a fracture window."""
 
     TYPE: ClassVar[str] = "pass_fracture"
+
+
+@dataclass(frozen=True, slots=True)
+class PassFractureRound(Action):
+    """Nobody else plays a fracture card in this window (R47): `player` (the one the window waits for) and
+    every later player pass, in the rulebook's clockwise order. With `upto`, only the players before `upto`
+    pass, and the window then waits for `upto` (who means to play one)."""
+
+    upto: Colour | None = None
+    TYPE: ClassVar[str] = "pass_fracture_round"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +142,7 @@ class EndTurn(Action):
     TYPE: ClassVar[str] = "end_turn"
 
 
-# --- answers to what the engine is waiting for
-# ----------------------------------------------------------------
+# --- answers to what the engine is waiting for -------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)

@@ -754,7 +754,7 @@ def merge_box(base: Mapping[str, Any], box: Mapping[str, Any]) -> tuple[dict[str
                 problems.append(f"{section}[{i}]: must be an object, got {entry!r}")
                 continue
             item_id = entry.get("id")
-            if item_id not in by_id:
+            if not isinstance(item_id, str) or item_id not in by_id:
                 what = "territory" if section == "territories" else section[:-1]
                 problems.append(f"{section}[{i}]: no {what} with id {item_id!r} in the box "
                                 "(ids are fixed by the stickers)")
@@ -792,6 +792,41 @@ def merge_box(base: Mapping[str, Any], box: Mapping[str, Any]) -> tuple[dict[str
             else:
                 target.pop("guessed", None)
     return merged, problems
+
+
+def box_json(catalogue: Catalogue) -> dict[str, Any]:
+    """The owner's box document for a catalogue: only what differs from the default, plus the guesses the
+    owner confirmed unchanged; `load_box_catalogue(box_json(c)) == c`. The app's box-setup step saves it."""
+    base = default_catalogue_json()
+    mine = catalogue.to_json()
+    out: dict[str, Any] = {"format": BOX_FORMAT, "version": VERSION}
+    if mine["dice_per_player"] != base.get("dice_per_player", DICE_PER_PLAYER):
+        out["dice_per_player"] = mine["dice_per_player"]
+    for section in _SECTIONS:
+        defaults = {e["id"]: e for e in base[section]}
+        entries: list[dict[str, Any]] = []
+        for entry in mine[section]:
+            default = defaults.get(entry["id"], {})
+            default_guessed = set(default.get("guessed", []))
+            changed = {k: v for k, v in entry.items()
+                       if k not in ("id", "guessed") and default.get(k, _MISSING) != v}
+            if "abilities" in default and "abilities" not in entry:
+                changed["abilities"] = sorted(a.value for a in catalogue.territory(entry["id"]).abilities)
+            still = set(entry.get("guessed", []))
+            confirmed = sorted(default_guessed - still - set(changed))
+            item: dict[str, Any] = {"id": entry["id"], **changed}
+            if confirmed:
+                item["confirmed"] = confirmed
+            if still - default_guessed:
+                item["guessed"] = sorted(still)
+            if len(item) > 1:
+                entries.append(item)
+        if entries:
+            out[section] = entries
+    return out
+
+
+_MISSING = object()
 
 
 def describe_territory(spec: TerritorySpec) -> str:

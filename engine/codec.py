@@ -1,10 +1,9 @@
 """A small JSON codec for the engine's frozen dataclasses, driven by their type hints.
 
 Supports ints, strs, bools, None, Enums (by value), tuples (homogeneous `tuple[X, ...]` and fixed),
-frozensets,
-`Mapping[str|Enum, X]`, optional types and nested dataclasses. Decoding validates types and raises
-`ValueError`
-quoting the bad input, so callers can turn it into their own error (a refused action, a `SaveError`).
+frozensets, `Mapping[str|Enum, X]`, optional types and nested dataclasses. Decoding validates types and raises
+`ValueError` quoting the bad input, so callers can turn it into their own error (a refused action, a
+`SaveError`).
 """
 
 from __future__ import annotations
@@ -51,8 +50,7 @@ def encode(value: Any) -> Any:
 
 
 def decode(tp: Any, obj: Any, where: str = "value") -> Any:
-    """Rebuild a value of type `tp` from its JSON form; `ValueError` quoting the input when it does not
-    fit."""
+    """Rebuild a value of type `tp` from its JSON form; ValueError quoting the input if it does not fit."""
     origin = typing.get_origin(tp)
     if tp is Any:
         return obj

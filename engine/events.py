@@ -1,5 +1,6 @@
 """What happened: every applied action produces a tuple of events, in order. One frozen dataclass per kind;
-`Event.from_json` dispatches on `"type"`. Card identities appear only where they are public (or in FULL mode).
+`Event.from_json` dispatches on `"type"`. Card identities appear only where they are public (or in FULL
+mode).
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """How the game moves: the mutable working copy used while applying one action, and every mechanic (knights
 and dice, cards and decks, artefacts, supply, the order of battle). Only `engine.rules.apply` drives this,
-after
-`check` has accepted the action, so nothing here re-validates player input.
+after `check` has accepted the action, so nothing here re-validates player input.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import fields, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from engine import events as ev
 from engine.catalogue import Ability, Affected, ArtefactSpec, ArtefactTiming, ArtefactType, CardKind, Effect
@@ -32,27 +32,32 @@ HAND_LIMIT = 5  # order of battle step 2
 SIX = 6  # Greed, Resurgence
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_REPLACERS: dict[type, tuple[Callable[[Any, dict[str, object]], Any], frozenset[str]]] = {}
 T = TypeVar("T")
+
+
+def _make_replacer(cls: type) -> Callable[[Any, dict[str, object]], Any]:
+    """Straight-line code copying every field (generated once per class: no per-field loop at run time)."""
+    names = [f.name for f in fields(cls)]
+    body = [f"    set_(new, {n!r}, ch[{n!r}] if {n!r} in ch else obj.{n})" for n in names]
+    src = "def replacer(obj, ch):\n    new = new_(cls)\n" + "\n".join(body) + "\n    return new\n"
+    namespace: dict[str, Any] = {"new_": object.__new__, "set_": object.__setattr__, "cls": cls}
+    exec(src, namespace)  # generated from the dataclass's own field names only
+    replacer: Callable[[Any, dict[str, object]], Any] = namespace["replacer"]
+    return replacer
 
 
 def fast_replace(obj: T, changes: dict[str, object]) -> T:
     """`dataclasses.replace` for our frozen slotted records without re-running `__init__` (hot path: the
-    battle record changes a dozen times per battle). Field names are checked so a typo cannot pass
-    silently."""
-    cls = type(obj)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-        _FIELDS[cls] = names
-    unknown = set(changes).difference(names)
-    if unknown:
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
-    new = object.__new__(cls)
-    setter = object.__setattr__
-    for name in names:
-        setter(new, name, changes[name] if name in changes else getattr(obj, name))
-    return new
+    battle record changes a dozen times per battle). Unknown field names raise TypeError."""
+    cls: Any = type(obj)
+    known = _REPLACERS.get(cls)
+    if known is None:
+        known = _REPLACERS[cls] = (_make_replacer(cls), frozenset(f.name for f in fields(cls)))
+    if not known[1].issuperset(changes):
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - known[1])}")
+    result: T = known[0](obj, changes)
+    return result
 
 
 class Work:
@@ -60,6 +65,7 @@ class Work:
 
     __slots__ = (
         "battle",
+        "battle_owned",
         "control_dirty",
         "crown_used",
         "current",
@@ -89,32 +95,37 @@ class Work:
         self.crown_used = s.crown_used
         self.in_advance = s.in_advance
         self.battle = s.battle
+        self.battle_owned = False  # True once `battle` is this Work's own copy (then changed in place)
         self.pending = list(s.pending)
         self.staged: list[Pending] = []
         self.winner = s.winner
-        self.supply = dict(s.supply)
+        self.supply: dict[Colour, frozenset[str]] = s.supply  # type: ignore[assignment]  # copied on write
         self.knowledge = s.knowledge
         self.events: list[ev.Event] = []
-        self.control_dirty = False
+        self.control_dirty: set[Colour] = set()  # players whose control changed: supply to recompute
 
     def freeze(self) -> GameState:
-        return GameState(
-            data=self.data,
-            config=self.s.config,
-            order=self.s.order,
-            players=self.players,
-            occupants=self.occ,
-            turn=self.turn,
-            current=self.current,
-            manoeuvres=self.manoeuvres,
-            crown_used=self.crown_used,
-            in_advance=self.in_advance,
-            battle=self.battle,
-            pending=tuple(self.pending),
-            winner=self.winner,
-            supply=self.supply,
-            knowledge=self.knowledge,
+        # Built like `fast_replace` (no frozen-dataclass __init__ on the hot path): every field is set here.
+        return fast_replace(
+            self.s,
+            {
+                "players": self.players,
+                "occupants": self.occ,
+                "turn": self.turn,
+                "current": self.current,
+                "manoeuvres": self.manoeuvres,
+                "crown_used": self.crown_used,
+                "in_advance": self.in_advance,
+                "battle": self.battle,
+                "pending": tuple(self.pending),
+                "winner": self.winner,
+                "supply": self.supply,
+            },
         )
+
+    @property
+    def occupants(self) -> dict[str, tuple[Colour, int]]:
+        return self.occ
 
     def view(self) -> GameState:
         """A read-only snapshot of the work in progress (for scores and checks mid-application)."""
@@ -141,9 +152,18 @@ class Work:
         return p
 
     def set_battle(self, **changes: object) -> Battle:
-        assert self.battle is not None
-        b = fast_replace(self.battle, changes)
+        """Change the battle record. The first change copies the state's record; later ones change that copy
+        in place (hot path: a battle changes a dozen times per action), so never keep a Battle across a
+        change to read its old values."""
+        b = self.battle
+        assert b is not None
+        if self.battle_owned:
+            for name, value in changes.items():
+                object.__setattr__(b, name, value)  # an unknown name raises AttributeError (slots)
+            return b
+        b = fast_replace(b, changes)
         self.battle = b
+        self.battle_owned = True
         return b
 
     def clockwise_from(self, colour: Colour) -> tuple[Colour, ...]:
@@ -152,8 +172,7 @@ class Work:
         return order[i:] + order[:i]
 
 
-# --- knights and dice
-# -------------------------------------------------------------------------------------------
+# --- knights and dice --------------------------------------------------------------------------------------
 
 
 def dice_in_use(w: Work, colour: Colour) -> int:
@@ -168,8 +187,7 @@ def dice_in_use(w: Work, colour: Colour) -> int:
 
 
 def gain_castle(w: Work, colour: Colour, n: int, cause: str) -> None:
-    """Place `n` knights in a castle; knights that would need a die from an empty reserve are lost (p.8,
-    R22)."""
+    """Place `n` knights in a castle; knights needing a die from an empty reserve are lost (p.8, R22)."""
     castle = w.players[colour].castle
     others = dice_in_use(w, colour) - math.ceil(castle / 6)
     room = max(0, (w.data.dice_per_player - others) * 6 - castle)
@@ -200,7 +218,7 @@ def lose_in_territory(w: Work, colour: Colour, territory: str, n: int, cause: st
             w.occ[territory] = (colour, occ[1] - lost)
         else:
             del w.occ[territory]
-            w.control_dirty = True
+            w.control_dirty.add(colour)
             if b is None or b.territory != territory:
                 w.emit(ev.ControlLost(colour, territory))
     if lost:
@@ -208,8 +226,7 @@ def lose_in_territory(w: Work, colour: Colour, territory: str, n: int, cause: st
     return lost
 
 
-# --- cards
-# ------------------------------------------------------------------------------------------------------
+# --- cards -------------------------------------------------------------------------------------------------
 
 
 def in_play(w: Work | GameState, colour: Colour) -> set[str]:
@@ -252,6 +269,12 @@ def may_hold_kind(s: Work | GameState, colour: Colour, kinds: frozenset[CardKind
     return p.hand_size > 0 and any(cards[c].kind in kinds for c in possible_cards(s, colour))
 
 
+def may_hold_conflict(s: Work | GameState, colour: Colour) -> bool:
+    if s.knowledge is Knowledge.FULL:
+        return may_hold_kind(s, colour, CONFLICT_KINDS)
+    return table_conflict_bound(s, colour)[1] > 0
+
+
 def shuffle_seeded(w: Work, colour: Colour, cards: list[str]) -> list[str]:
     """FULL mode shuffles come from the game's seed and the deck's shuffle count: explicit, replayable."""
     p = w.players[colour]
@@ -289,18 +312,26 @@ def draw(w: Work, colour: Colour, n: int, cause: str) -> None:
                 break
             reshuffle_discard(w, colour, "deck empty")
             continue
+        take = min(n - count, p.deck_size)
         if w.full:
-            drawn.append(p.deck[0])
+            cards = p.deck[:take]
+            drawn.extend(cards)
             w.set_player(
                 colour,
-                deck=p.deck[1:],
-                deck_size=p.deck_size - 1,
-                hand=(*p.hand, p.deck[0]),
-                hand_size=p.hand_size + 1,
+                deck=p.deck[take:],
+                deck_size=p.deck_size - take,
+                hand=(*p.hand, *cards),
+                hand_size=p.hand_size + take,
             )
         else:
-            w.set_player(colour, deck_size=p.deck_size - 1, hand_size=p.hand_size + 1)
-        count += 1
+            bound = p.conflict_bound
+            w.set_player(
+                colour,
+                deck_size=p.deck_size - take,
+                hand_size=p.hand_size + take,
+                conflict_bound=None if bound is None else _bound(bound + take, p.hand_size + take),
+            )
+        count += take
     if count == 0:
         return
     w.emit(ev.CardsDrawn(colour, count, tuple(drawn)))
@@ -321,6 +352,14 @@ def play_authority(w: Work, colour: Colour, authority: str) -> None:
     draw(w, colour, 2, "authority")
 
 
+CONFLICT_KINDS = frozenset({CardKind.CONFLICT, CardKind.AMBUSH})
+
+
+def _bound(bound: int, hand_size: int) -> int | None:
+    """A conflict-card bound that says nothing (at least the whole hand) is dropped (R46)."""
+    return bound if bound < hand_size else None
+
+
 def remove_from_hand(w: Work, colour: Colour, card: str) -> None:
     p = w.players[colour]
     if w.full:
@@ -328,7 +367,28 @@ def remove_from_hand(w: Work, colour: Colour, card: str) -> None:
         hand.remove(card)
         w.set_player(colour, hand=tuple(hand), hand_size=p.hand_size - 1)
     else:
-        w.set_player(colour, hand_size=max(0, p.hand_size - 1))
+        size = max(0, p.hand_size - 1)
+        bound = p.conflict_bound
+        if bound is not None:
+            # R46: a conflict card can only be one drawn since the "no conflict card" declaration.
+            bound = max(0, bound - 1) if w.data.cards[card].kind in CONFLICT_KINDS else min(bound, size)
+            bound = _bound(bound, size)
+        w.set_player(colour, hand_size=size, conflict_bound=bound)
+
+
+def table_conflict_bound(s: Work | GameState, colour: Colour) -> tuple[int, int]:
+    """TABLE (R46): (fewest, most) conflict cards the hand can hold given everything public: the cards that
+    can still be in hand or deck, and the player's own earlier "no conflict card" declaration."""
+    p = s.players[colour]
+    possible = possible_cards(s, colour)
+    cards = s.data.cards
+    conflict = sum(1 for c in possible if cards[c].kind in CONFLICT_KINDS)
+    other = len(possible) - conflict
+    most = min(p.hand_size, conflict)
+    if p.conflict_bound is not None:
+        most = min(most, p.conflict_bound)
+    fewest = max(0, p.hand_size - other)
+    return fewest, most
 
 
 def discard_card(w: Work, colour: Colour, card: str, cause: str | None) -> None:
@@ -345,8 +405,7 @@ def to_discard(w: Work, colour: Colour, card: str) -> None:
     w.set_player(colour, discard=(*p.discard, (card, w.turn)))
 
 
-# --- artefacts
-# --------------------------------------------------------------------------------------------------
+# --- artefacts ---------------------------------------------------------------------------------------------
 
 
 def artefact_owner(w: Work | GameState, artefact: str) -> Colour | None:
@@ -458,8 +517,7 @@ def apply_crown(w: Work, item: Pending) -> None:
             w.stage(Pending(Need.PROSPERITY, actor=owner, subject=affected, targets=top))
 
 
-# --- supply, control, victory
-# -------------------------------------------------------------------------------------
+# --- supply, control, victory ------------------------------------------------------------------------------
 
 
 def compute_supply(w: Work, colour: Colour) -> frozenset[str]:
@@ -484,9 +542,14 @@ def refresh_control(w: Work) -> None:
     """After control changed: lines of supply, cut-throat removals, then victory."""
     if not w.control_dirty:
         return
-    w.control_dirty = False
+    changed = w.control_dirty
+    w.control_dirty = set()
     variant = w.s.config.variant
+    if w.supply is w.s.supply:
+        w.supply = dict(w.supply)  # copy on first write: most actions never change supply
     for colour in w.s.order:
+        if colour not in changed and colour in w.supply:
+            continue  # supply runs only through a player's own territories: untouched players keep theirs
         new = compute_supply(w, colour)
         old = w.supply.get(colour, frozenset())
         w.supply[colour] = new
@@ -500,7 +563,7 @@ def refresh_control(w: Work) -> None:
                 del w.occ[t]
                 w.emit(ev.KnightsLost(c, t, k, "cut-throat"))
                 w.emit(ev.ControlLost(c, t))
-    check_victory(w)
+    check_victory(w, changed)
 
 
 def score_of(w: Work, colour: Colour) -> int:
@@ -515,19 +578,22 @@ def score_of(w: Work, colour: Colour) -> int:
     return total
 
 
-def check_victory(w: Work) -> None:
+def check_victory(w: Work, changed: set[Colour] | None = None) -> None:
+    """Only players whose control changed can have just reached the target (`changed` None: check all)."""
     if w.winner is not None:
         return
     variant = w.s.config.variant
     if variant.allegiance:
         for team in variant.allegiance:
+            if changed is not None and changed.isdisjoint(team):
+                continue
             total = sum(score_of(w, c) for c in team)
             if total >= variant.team_target(len(team)):
                 declare_winner(w, tuple(c for c in w.s.order if c in team), f"team controls {total} points")
                 return
         return
     target = variant.target
-    winners = tuple(c for c in w.s.order if score_of(w, c) >= target)
+    winners = tuple(c for c in w.s.order if (changed is None or c in changed) and score_of(w, c) >= target)
     if winners:
         declare_winner(w, winners, f"controls {target} or more points")
 
@@ -539,8 +605,7 @@ def declare_winner(w: Work, winners: tuple[Colour, ...], cause: str) -> None:
     w.emit(ev.GameWon(winners, cause))
 
 
-# --- turns
-# --------------------------------------------------------------------------------------------------------
+# --- turns -------------------------------------------------------------------------------------------------
 
 
 def start_turn(w: Work, colour: Colour) -> None:
@@ -561,8 +626,7 @@ def end_turn(w: Work) -> None:
     start_turn(w, order[(order.index(colour) + 1) % len(order)])
 
 
-# --- advance and conquest
-# -----------------------------------------------------------------------------------------
+# --- advance and conquest ----------------------------------------------------------------------------------
 
 
 def conquer_abilities(w: Work, colour: Colour, territory: str) -> None:
@@ -590,7 +654,7 @@ def advance(w: Work, colour: Colour, target: str, knights: int) -> None:
         start_battle(w, colour, owner, target, knights, siege=True)
     elif occ is None:
         w.occ[target] = (colour, knights)
-        w.control_dirty = True
+        w.control_dirty.add(colour)
         w.emit(ev.Conquered(colour, target))
         conquer_abilities(w, colour, target)
     else:
@@ -601,7 +665,8 @@ def start_battle(
     w: Work, attacker: Colour, defender: Colour, territory: str, knights: int, *, siege: bool
 ) -> None:
     w.battle = Battle(territory, attacker, defender, knights, BattleStage.DRAW, siege=siege)
-    d_knights = defender_knights(w.view(), w.battle)
+    w.battle_owned = True
+    d_knights = defender_knights(w, w.battle)
     w.emit(ev.BattleStarted(territory, attacker, defender, knights, d_knights))
     spec = w.data.territories.get(territory)
     if spec is None:
@@ -621,12 +686,11 @@ def start_battle(
 
 def emit_scores(w: Work, cause: str) -> None:
     assert w.battle is not None
-    a, d = combat_scores(w.view(), w.battle)
+    a, d = combat_scores(w, w.battle)
     w.emit(ev.CombatScore(a, d, cause))
 
 
-# --- the order of battle
-# ------------------------------------------------------------------------------------------
+# --- the order of battle -----------------------------------------------------------------------------------
 
 
 def _sceptre_applies(spec: ArtefactSpec, attacking: bool) -> bool:
@@ -687,7 +751,7 @@ def run_stage(w: Work) -> None:
     elif stage is BattleStage.MAYHEM:
         w.set_battle(stage=BattleStage.ORB_WINDOW)
         assert b.winner is not None
-        n = b.attacker_knights if b.winner is b.attacker else defender_knights(w.view(), b)
+        n = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
         if n > 0:
             w.stage(Pending(Need.DICE, actor=b.winner, n=n, tag="mayhem"))
     elif stage is BattleStage.ORB_WINDOW:
@@ -705,29 +769,29 @@ def run_stage(w: Work) -> None:
         if b.winner is b.attacker and not b.siege and w.occ.get(b.territory, (None, 0))[0] is b.attacker:
             w.emit(ev.Conquered(b.attacker, b.territory))
             conquer_abilities(w, b.attacker, b.territory)
+        w.control_dirty.add(b.attacker)
     elif stage is BattleStage.END:
         end_battle(w, "battle over")
 
 
 def _arena(w: Work) -> None:
-    """Arena (p.7): the lower roll loses a knight, a tie costs both; nobody left in the arena ends the
-    battle."""
+    """Arena (p.7): the lower roll loses a knight, a tie costs both; an empty side ends the battle."""
     b = w.battle
     assert b is not None
-    a_roll, d_roll = b.attacker_conflict_value, b.defender_conflict_value  # arena rolls are parked here
-    w.set_battle(attacker_conflict_value=0, defender_conflict_value=0, stage=BattleStage.DRAW)
+    a_roll, d_roll = b.attacker_arena_roll, b.defender_arena_roll
+    w.set_battle(stage=BattleStage.DRAW)
     if a_roll <= d_roll:
         lose_in_territory(w, b.attacker, b.territory, 1, "arena")
     if d_roll <= a_roll:
         lose_in_territory(w, b.defender, b.territory, 1, "arena")
     b = w.battle
     assert b is not None
-    d_left = defender_knights(w.view(), b)
+    d_left = defender_knights(w, b)
     if b.attacker_knights == 0 or d_left == 0:
         # R37: the battle ends with no result; whoever still has knights in the arena holds it.
         if b.attacker_knights > 0:
             w.occ[b.territory] = (b.attacker, b.attacker_knights)
-            w.control_dirty = True
+            w.control_dirty.update((b.attacker, b.defender))
             w.set_battle(attacker_knights=0, winner=b.attacker, ended_early=True)
             w.emit(ev.Conquered(b.attacker, b.territory))
         else:
@@ -798,7 +862,7 @@ def _support(w: Work) -> None:
     spec = w.data.territories.get(b.territory)
     if spec is not None and Ability.NO_SUPPORT in spec.abilities:
         return  # mountains: nobody plays support cards (p.7)
-    a, d = combat_scores(w.view(), b)
+    a, d = combat_scores(w, b)
     starter = b.defender if d < a else b.attacker  # lowest starts; a tie: the attacker (R32, Swedish p.12)
     w.stage(Pending(Need.SUPPORT, players=support_players(w, starter)))
 
@@ -806,7 +870,7 @@ def _support(w: Work) -> None:
 def _result(w: Work) -> None:
     b = w.battle
     assert b is not None
-    a, d = combat_scores(w.view(), b)
+    a, d = combat_scores(w, b)
     if a > d:
         winner, margin = b.attacker, a - d
     else:
@@ -828,18 +892,19 @@ def mayhem_roll(w: Work, values: tuple[int, ...]) -> None:
         lose_in_territory(w, b.winner, b.territory, ones, "mayhem")
     b = w.battle
     assert b is not None and b.winner is not None
-    left = b.attacker_knights if b.winner is b.attacker else defender_knights(w.view(), b)
+    left = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
     if left == 0:
         new_winner = b.rival(b.winner)
-        other_left = b.attacker_knights if new_winner is b.attacker else defender_knights(w.view(), b)
-        a, d = combat_scores(w.view(), b)
+        other_left = b.attacker_knights if new_winner is b.attacker else defender_knights(w, b)
+        a, d = combat_scores(w, b)
         if other_left == 0:
             w.set_battle(winner=None, margin=0, ended_early=True)
             end_battle(w, "mayhem")
             return
         # R38: the new winner keeps every knight (no retreat, no losses); orbs follow the new result.
+        new_loser = b.winner
         w.set_battle(winner=new_winner, margin=0)
-        w.emit(ev.BattleResult(new_winner, b.winner, a, d, 0, "mayhem"))
+        w.emit(ev.BattleResult(new_winner, new_loser, a, d, 0, "mayhem"))
 
 
 def _apply_orb(w: Work, owner: Colour, art: str) -> None:
@@ -895,7 +960,9 @@ def _losses(w: Work) -> None:
     if b.attacker_knights:
         w.occ[b.territory] = (b.attacker, b.attacker_knights)
         w.set_battle(attacker_knights=0)
-    w.control_dirty = True
+    # The attacker's conquest is complete once step 9 has applied the territory's abilities (R45): only then
+    # is their control judged (marshlands taken with one knight is never held).
+    w.control_dirty.add(b.defender)
 
 
 def _retreat(w: Work, colour: Colour, n: int) -> None:
@@ -908,29 +975,35 @@ def _retreat(w: Work, colour: Colour, n: int) -> None:
 def end_battle(w: Work, cause: str) -> None:
     b = w.battle
     assert b is not None
+    played: dict[Colour, list[str]] = {}
     for colour, card in ((b.attacker, b.attacker_conflict), (b.defender, b.defender_conflict)):
         if card is not None:
-            to_discard(w, colour, card)
+            played.setdefault(colour, []).append(card)
     for by, card, _ in b.support:
-        to_discard(w, by, card)
+        played.setdefault(by, []).append(card)
+    for colour, cards in played.items():
+        p = w.players[colour]
+        w.set_player(colour, discard=(*p.discard, *((c, w.turn) for c in cards)))
     if b.attacker_knights:
         # Only when the battle ended early with the attacker still outside control (defensive).
         _retreat(w, b.attacker, b.attacker_knights)
     w.battle = None
-    w.control_dirty = True
+    if w.s.config.variant.cut_throat:
+        # The disputed territory is judged now (R31); control itself was refreshed when it changed.
+        w.control_dirty.update((b.attacker, b.defender))
     w.emit(ev.BattleEnded(b.territory, b.winner, cause))
 
 
-# --- settling: run automatic steps until someone has to decide
-# --------------------------------------------------
+# --- settling: run automatic steps until someone has to decide ---------------------------------------------
 
 
 def settle(w: Work) -> None:
     w.flush()
     while w.winner is None:
-        refresh_control(w)
-        if w.winner is not None:
-            break
+        if w.control_dirty:
+            refresh_control(w)
+            if w.winner is not None:
+                break
         if w.pending:
             head = w.pending[0]
             if head.need in AUTOMATIC_NEEDS:
@@ -979,8 +1052,7 @@ def auto_resolve(w: Work, head: Pending) -> bool:
             w.pending[0] = replace(head, players=players, n=passes)
         return False
     if need is Need.CONFLICT:
-        kinds = frozenset({CardKind.CONFLICT, CardKind.AMBUSH})
-        stuck = tuple(c for c in head.players if not may_hold_kind(w, c, kinds))
+        stuck = tuple(c for c in head.players if not may_hold_conflict(w, c))
         if not stuck:
             return False
         for colour in stuck:
@@ -1011,6 +1083,9 @@ def record_conflict(w: Work, colour: Colour, card: str | None) -> None:
     assert b is not None
     if card is not None:
         remove_from_hand(w, colour, card)
+    elif not w.full:
+        # R46: the claim is recorded; a conflict card that cannot have been drawn since is refused later.
+        w.set_player(colour, conflict_bound=_bound(0, w.players[colour].hand_size))
     if colour is b.attacker:
         w.set_battle(attacker_conflict=card, attacker_played=True)
     else:
@@ -1020,4 +1095,4 @@ def record_conflict(w: Work, colour: Colour, card: str | None) -> None:
 
 def scores_now(w: Work) -> tuple[int, int]:
     assert w.battle is not None
-    return combat_scores(w.view(), w.battle)
+    return combat_scores(w, w.battle)

@@ -1,5 +1,6 @@
 """The static facts of one game, precomputed for the rules: which territories are in play, their values and
-capacities, each castle, and who can reach whom (shared edges, with every lake linking the tiles around it).
+capacities, each castle, and who can reach whom (shared edges, with every lake linking the tiles around
+it).
 
 Built once per game from the catalogue and the board (`GameData.from_board`), or from an explicit adjacency
 (`GameData.build`, used by tests and scenarios). Never changes during a game, so states share one instance.

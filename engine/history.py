@@ -2,8 +2,7 @@
 
 `undo()` steps back one action and `rewind_to(index)` back to any earlier point (the rulebook allows rewinding
 play to an overlooked ability, p.12); both record the rewind in the log instead of deleting it, so the log
-stays
-append-only while the current line of play is `entries[:cursor]`.
+stays append-only while the current line of play is `entries[:cursor]`.
 """
 
 from __future__ import annotations

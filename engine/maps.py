@@ -94,7 +94,12 @@ def parse_layouts(obj: Any) -> dict[int, Layout]:
         where = f"{players}-player layout"
         cells: list[tuple[Hex, str]] = []
         seen: set[Hex] = set()
-        for cell in raw.get("cells", []):
+        raw_cells = raw.get("cells", [])
+        raw_seats = raw.get("seats", [])
+        if not isinstance(raw_cells, list) or not isinstance(raw_seats, list):
+            problems.append(f"{where}: 'cells' and 'seats' must be lists")
+            continue
+        for cell in raw_cells:
             try:
                 if not isinstance(cell, list) or len(cell) != 3 or cell[2] not in ("1", "2", "3", "L"):
                     raise ValueError(f"a cell is [q, r, '1'|'2'|'3'|'L'], got {cell!r}")
@@ -107,7 +112,7 @@ def parse_layouts(obj: Any) -> dict[int, Layout]:
             seen.add(h)
             cells.append((h, cell[2]))
         seats: list[Hex] = []
-        for seat in raw.get("seats", []):
+        for seat in raw_seats:
             try:
                 h = Hex.from_json(seat)
             except ValueError as exc:

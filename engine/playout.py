@@ -2,8 +2,7 @@
 
 The policy is random but purposeful enough to finish games: it prefers advancing and battling over ending the
 turn, and answers every decision the engine waits for with a random legal answer. Chance (dice, random
-discards)
-comes from the same seeded `random.Random`, recorded on the actions with source SIMULATION.
+discards) comes from the same seeded `random.Random`, recorded on the actions with source SIMULATION.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 from engine import actions as A
 from engine.colours import Colour
 from engine.events import Event
-from engine.rules import advances, apply_unchecked, legal_actions
+from engine.rules import advance_options, apply_unchecked, free_actions_without_advances, legal_actions
 from engine.setup import GameConfig, PlayerConfig, Variant, new_game
 from engine.state import GameState, Knowledge
 
@@ -50,21 +49,24 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
     if state.winner is not None:
         raise ValueError("no legal action: the game is over")
     if state.pending:
-        action = rng.choice(legal_actions(state))
+        # The whole-round pass (R47) is a shortcut for the app; the policy answers each player in turn.
+        action = rng.choice([a for a in legal_actions(state) if not isinstance(a, A.PassFractureRound)])
         if isinstance(action, A.RollDice):
             head = state.pending[0]
             return A.RollDice(action.player, tuple(rng.randint(1, 6) for _ in range(head.n)), action.source)
         return action
-    moves: list[A.Advance] = [a for a in advances(state, state.current) if isinstance(a, A.Advance)]
-    if moves and rng.random() < 0.85:
+    options_by_target = advance_options(state, state.current)
+    if options_by_target and rng.random() < 0.85:
         # Prefer bigger advances: between half and all of the most that fit.
-        best = max(a.knights for a in moves)
-        return rng.choice([a for a in moves if a.knights * 2 >= best])
-    options = legal_actions(state)
-    others = [a for a in options if not isinstance(a, A.EndTurn | A.Advance)]
+        best = max(counts[-1] for _, counts in options_by_target)
+        strong = [(t, k) for t, counts in options_by_target for k in counts if k * 2 >= best]
+        target, knights = rng.choice(strong)
+        return A.Advance(state.current, target, knights)
+    options = free_actions_without_advances(state)
+    others = [a for a in options if not isinstance(a, A.EndTurn)]
     if others and rng.random() < 0.5:
         return rng.choice(others)
-    return next(a for a in options if isinstance(a, A.EndTurn))
+    return A.EndTurn(state.current)
 
 
 def random_playout(

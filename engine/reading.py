@@ -210,7 +210,7 @@ class TableReading:
             problems.append(f"'artefacts' must map artefact ids to true/false, got {artefacts!r}")
             artefacts = {}
         unsure = obj.get("unsure", [])
-        if not isinstance(unsure, list):
+        if not isinstance(unsure, list) or not all(isinstance(u, str) for u in unsure):
             problems.append(f"'unsure' must be a list of location ids, got {unsure!r}")
             unsure = []
         frame_index = obj.get("frame_index", 0)

@@ -22,10 +22,12 @@ from engine.catalogue import Ability, TileKind
 from engine.colours import Colour
 from engine.reading import TableReading
 from engine.rules import apply, check
-from engine.state import GameState
+from engine.state import GameState, Need
 from engine.verdict import Verdict
 
 MAX_STEPS = 4  # e.g. end turn, call to arms, redistribute, advance (R82)
+MAX_FRONTIER = 256
+MAX_REFUSALS = 5  # refused explanations reported with a discrepancy
 _NONE: Mapping[Colour, int] = {}
 
 
@@ -152,6 +154,8 @@ def describe_action(action: A.Action, state: GameState | None = None) -> str:
         return f"{who} ended their turn (the next player placed their three knights)"
     if isinstance(action, A.PlayCallToArms):
         return f"{who} played call to arms (two knights into their castle)"
+    if isinstance(action, A.PlayTacticalAdvance):
+        return f"{who} played tactical advance (one more redistribution and advance)"
     if isinstance(action, A.Redistribute):
         moves = ", ".join(f"{name(loc)} now {n}" for loc, n in action.layout)
         return f"{who} redistributed knights: {moves}"
@@ -198,14 +202,42 @@ def _differences(state: GameState, reading: TableReading, sure: list[str]
 
 # --- candidate explanations -----------------------------------------------------------------------
 
+def _redistribution(state: GameState, me: Colour,
+                    diffs: list[tuple[str, dict[Colour, int], dict[Colour, int]]]) -> A.Redistribute | None:
+    """The redistribution putting the seen counts on `me`'s own territories (castle balances the total)."""
+    my_castle = state.data.castle_of[me]
+    layout: list[tuple[str, int]] = []
+    moved = 0
+    for loc, seen, expected in diffs:
+        if loc == my_castle or expected.get(me, 0) == 0 or set(expected) != {me}:
+            continue
+        now = seen.get(me, 0)
+        layout.append((loc, now))
+        moved += expected[me] - now
+    if not layout:
+        return None
+    if moved:
+        layout.append((my_castle, state.players[me].castle + moved))
+    return A.Redistribute(me, tuple(sorted(layout)))
+
+
 def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Iterator[A.Action]:
     """Actions the difference suggests, most specific first. Each is checked before it is tried."""
-    if state.winner is not None or state.pending or state.battle is not None:
-        return  # the engine waits for a declared decision (cards, dice, fracture): never guessed (R86)
-    me = state.current
-    diffs = _differences(state, reading, sure)
-    if not diffs:
+    if state.winner is not None or state.battle is not None:
         return
+    diffs = _differences(state, reading, sure)
+    flips = _artefact_flips(state, reading)
+    if not diffs and not flips:
+        return
+    if state.pending:
+        head = state.pending[0]
+        # Crown of Vitality: the engine waits for one more redistribution, which the camera can see.
+        if head.need is Need.REDISTRIBUTE and head.actor is not None:
+            vitality = _redistribution(state, head.actor, diffs)
+            if vitality is not None:
+                yield vitality
+        return  # anything else is a declared decision (cards, dice, fracture): never guessed (R86)
+    me = state.current
     data = state.data
     my_castle = data.castle_of[me]
     order = state.order
@@ -214,28 +246,24 @@ def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Ite
     for _loc, seen, expected in diffs:
         for c in set(seen) | set(expected):
             delta[c] = delta.get(c, 0) + seen.get(c, 0) - expected.get(c, 0)
+    mine_changed = any(seen.get(me, 0) != expected.get(me, 0) for _, seen, expected in diffs)
     # The turn ended: outside a battle only the player whose turn it is moves knights, so a change in the next
     # player's knights (starting with the three placed in their castle) means the turn passed (R84).
-    if delta.get(nxt, 0) or any(seen.get(nxt, 0) != expected.get(nxt, 0) for _, seen, expected in diffs):
+    # An artefact of the current player seen face up again: restored at the end of the turn (p.13).
+    restored = any(up and aid in _restorable(state, me) for aid, up in flips)
+    if (delta.get(nxt, 0) or restored
+            or any(seen.get(nxt, 0) != expected.get(nxt, 0) for _, seen, expected in diffs)):
         yield A.EndTurn(me)
     # Call to arms: two more knights of the current player than the game has (R84).
     if delta.get(me, 0) >= 2:
         yield A.PlayCallToArms(me)
-    # Redistribution: the current player's own territories changed (castle balances the total).
+    # Tactical advance: the turn's advance is spent, yet the current player's knights moved again (R84).
+    if state.manoeuvres <= 0 and mine_changed:
+        yield A.PlayTacticalAdvance(me)
     if not state.in_advance:
-        layout: list[tuple[str, int]] = []
-        moved = 0
-        for loc, seen, expected in diffs:
-            if loc == my_castle or expected.get(me, 0) == 0 or set(expected) != {me}:
-                continue
-            now = seen.get(me, 0)
-            layout.append((loc, now))
-            moved += expected[me] - now
-        if layout:
-            castle_now = state.players[me].castle + moved
-            if moved:
-                layout.append((my_castle, castle_now))
-            yield A.Redistribute(me, tuple(sorted(layout)))
+        redistribution = _redistribution(state, me, diffs)
+        if redistribution is not None:
+            yield redistribution
     # Advance: the current player's knights appeared where they were not (conquest abilities adjust the
     # count).
     for loc, seen, expected in diffs:
@@ -251,7 +279,26 @@ def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Ite
 
 
 def _mismatch(state: GameState, reading: TableReading, sure: list[str]) -> int:
-    return sum(1 for _ in _differences(state, reading, sure))
+    return len(_differences(state, reading, sure)) + len(_artefact_flips(state, reading))
+
+
+def _artefact_flips(state: GameState, reading: TableReading) -> list[tuple[str, bool]]:
+    """(artefact id, seen face up) for every artefact the camera sees differently from the game (R87)."""
+    out: list[tuple[str, bool]] = []
+    if not reading.artefacts:
+        return out
+    for p in state.players.values():
+        for h in p.artefacts:
+            up = reading.artefacts.get(h.id)
+            if up is not None and up != h.face_up:
+                out.append((h.id, up))
+    return out
+
+
+def _restorable(state: GameState, colour: Colour) -> set[str]:
+    """Artefacts of `colour` that the end of their turn restores: destroyed on an earlier turn (p.13)."""
+    return {h.id for h in state.players[colour].artefacts
+            if h.destroyed_on is not None and h.destroyed_on < state.turn}
 
 
 def _search(state: GameState, reading: TableReading, sure: list[str]
@@ -259,24 +306,26 @@ def _search(state: GameState, reading: TableReading, sure: list[str]
     """Breadth-first over short action sequences; the first full explanation at the least depth wins (R82)."""
     frontier: list[tuple[GameState, tuple[A.Action, ...]]] = [(state, ())]
     refused: list[Refusal] = []
-    for depth in range(MAX_STEPS):
+    seen_refused: set[A.Action] = set()
+    for _depth in range(MAX_STEPS):
         nxt: list[tuple[GameState, tuple[A.Action, ...]]] = []
         for s, path in frontier:
-            before = _mismatch(s, reading, sure)
             for action in _candidates(s, reading, sure):
                 verdict = check(s, action)
                 if not verdict.ok:
-                    if depth == 0:
-                        refused.append(Refusal(action, verdict, describe_action(action, s)))
+                    if len(refused) < MAX_REFUSALS and action not in seen_refused:
+                        seen_refused.add(action)
+                        before = "".join(describe_action(a, None) + ", then " for a in path)
+                        refused.append(Refusal(action, verdict, before + describe_action(action, s)))
                     continue
                 after, _events = apply(s, action)
                 if _mismatch(after, reading, sure) == 0:
                     return (*path, action), []
-                # Only keep exploring from a step that brought the game closer to the camera (or kept it even,
-                # e.g. a turn end whose next player then advanced).
-                if _mismatch(after, reading, sure) <= before:
-                    nxt.append((after, (*path, action)))
-        frontier = nxt
+                # No pruning on "closer to the camera": a turn end can first add a difference (the three
+                # knights placed) that the next player's advance then removes. Candidates are few, so the
+                # frontier stays small; the cap only guards against a pathological reading.
+                nxt.append((after, (*path, action)))
+        frontier = nxt[:MAX_FRONTIER]
         if not frontier:
             break
     return None, refused
@@ -302,12 +351,14 @@ def reconcile(state: GameState, reading: TableReading) -> Reconciliation:
                                  f"camera: {reading.total(colour)} {colour.value} knights on the table; "
                                  "game: "
                                  f"{colour.value} is not playing"))
-    extra.extend(_artefact_discrepancies(state, reading))
+    extra.extend(_map_discrepancies(state, reading))
     diffs = _differences(state, reading, sure)
-    if not diffs and not extra:
+    flips = _artefact_flips(state, reading)
+    if not diffs and not flips and not extra:
         return Reconciliation(unsure=tuple(unsure))
     refused: list[Refusal] = []
-    if diffs and not extra:
+    if not extra:
+        # Artefacts are part of the goal: a turn end restores them, so they are compared after the move.
         found, refused = _search(state, reading, sure)
         if found is not None:
             return Reconciliation(actions=found, unsure=tuple(unsure),
@@ -316,6 +367,7 @@ def reconcile(state: GameState, reading: TableReading) -> Reconciliation:
                                  f"camera: {_counts(seen)} {_place(state, loc)}; "
                                  f"game: {_game_counts(expected)}")
                      for loc, seen, expected in diffs]
+    extra.extend(_artefact_discrepancies(state, reading))
     return Reconciliation(discrepancies=tuple(discrepancies + extra), refused=tuple(refused),
                           unsure=tuple(unsure))
 
@@ -327,6 +379,34 @@ def _describe_path(state: GameState, path: tuple[A.Action, ...]) -> tuple[str, .
         out.append(describe_action(action, s))
         s, _ = apply(s, action)
     return tuple(out)
+
+
+def _map_discrepancies(state: GameState, reading: TableReading) -> list[Discrepancy]:
+    """Tiles the camera sees in another arrangement than the game's map (R89). Compared by which seen tiles
+    touch which, so the camera's own origin and rotation of the hex grid do not matter."""
+    board = state.config.board
+    if board is None or not reading.tiles:
+        return []
+    cat = state.data.catalogue
+    seen = {tid: h for h, tid in reading.tiles.items()}
+    out: list[Discrepancy] = []
+
+    def name(tid: str) -> str:
+        return f"{cat.get(tid).name} ({tid})" if tid in cat else tid
+
+    for tid in sorted(seen):
+        if tid not in board:
+            out.append(Discrepancy(tid, {}, {}, f"camera: {name(tid)} on the table; game: not part of this "
+                                                "map"))
+    common = sorted(t for t in seen if t in board)
+    for tid in common:
+        camera = {u for u in common if u != tid and seen[u].is_adjacent(seen[tid])}
+        game = set(board.adjacent(tid)) & set(common)
+        if camera != game:
+            cam = ", ".join(sorted(camera)) or "nothing"
+            out.append(Discrepancy(tid, {}, {}, f"camera: {name(tid)} next to {cam}; game: next to "
+                                   f"{', '.join(sorted(game)) or 'nothing'} (a tile was moved?)"))
+    return out
 
 
 def _artefact_discrepancies(state: GameState, reading: TableReading) -> list[Discrepancy]:

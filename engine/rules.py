@@ -2,19 +2,18 @@
 
 One check order for every action: game over -> who may act (whose turn, or whose decision a window waits for)
 -> the step of the turn or battle -> the rule itself. A refused action changes nothing: `apply` works on a
-copy
-and raises IllegalActionError carrying the verdict.
+copy and raises IllegalActionError carrying the verdict.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from engine import actions as A
 from engine import events as ev
 from engine import flow
-from engine.catalogue import Affected, ArtefactType, CardKind
+from engine.catalogue import Affected, ArtefactType, CardKind, TileKind
 from engine.colours import Colour
 from engine.errors import IllegalActionError
 from engine.state import DiceSource, GameState, Knowledge, Need, Pending, defender_knights
@@ -44,7 +43,7 @@ P_AMBUSH = "Components, p.2"
 
 # Which pending decision each answering action belongs to.
 ANSWERS: dict[Need, tuple[type[A.Action], ...]] = {
-    Need.FRACTURE: (A.PlayFracture, A.PassFracture),
+    Need.FRACTURE: (A.PlayFracture, A.PassFracture, A.PassFractureRound),
     Need.DICE: (A.RollDice,),
     Need.EQUALISE: (A.Equalise,),
     Need.RANDOM_DISCARD: (A.DiscardRandom,),
@@ -97,8 +96,7 @@ def _who(c: Colour) -> str:
     return c.value.capitalize()
 
 
-# --- the checks
-# ---------------------------------------------------------------------------------------------------
+# --- the checks --------------------------------------------------------------------------------------------
 
 
 def check(state: GameState, action: A.Action) -> Verdict:
@@ -182,6 +180,13 @@ def _holds(s: GameState, colour: Colour, card: str, citation: str) -> Verdict | 
             Reason.CARD_CANNOT_BE_HELD,
             f"{_name(s, card)} is face up in {_who(colour)}'s discard pile, so it cannot be in their hand.",
             "R40",
+        )
+    if p.conflict_bound == 0 and s.data.cards[card].kind in flow.CONFLICT_KINDS:
+        return refuse(
+            Reason.CARD_CANNOT_BE_HELD,
+            f"{_who(colour)} declared holding no conflict card and has drawn none since that could be "
+            f"{_name(s, card)}.",
+            "R46",
         )
     return None
 
@@ -346,8 +351,7 @@ def _check_redistribute_free(s: GameState, a: A.Action) -> Verdict:
 
 
 def advance_targets(s: GameState, colour: Colour) -> set[str]:
-    """Places `colour` may advance into: next to (or across a lake from) the castle or a supplied
-    territory."""
+    """Places `colour` may advance into: next to (or across a lake from) the castle or a supplied one."""
     data = s.data
     castle = data.castle_of[colour]
     sources = [castle, *s.supply.get(colour, frozenset())]
@@ -355,8 +359,9 @@ def advance_targets(s: GameState, colour: Colour) -> set[str]:
     for src in sources:
         out.update(data.reach[src])
     if s.config.variant.castle_siege:
+        owners = data.castle_owner  # a castle on the map that nobody plays from is no target
         for src in sources:
-            out.update(k for k in data.reach_castles[src] if k != castle)
+            out.update(k for k in data.reach_castles[src] if k != castle and k in owners)
     return out
 
 
@@ -372,6 +377,13 @@ def _check_advance(s: GameState, a: A.Action) -> Verdict:
     target = a.target
     is_castle = target in data.castle_owner
     if target not in data.territories and not is_castle:
+        if data.catalogue.tile_kind(target) is TileKind.CASTLE:
+            return refuse(
+                Reason.CASTLE_NOT_ALLOWED,
+                f"{_name(s, target)} belongs to nobody in this game: only territories and, with the castle "
+                "siege rule, the players' castles can be advanced into.",
+                P_SIEGE,
+            )
         return refuse(Reason.UNKNOWN_LOCATION, f"{target!r} is not a territory on this map.", P_ADVANCE)
     if not isinstance(a.knights, int) or a.knights <= 0:
         return refuse(
@@ -463,12 +475,21 @@ _FREE_CHECKS: dict[type[A.Action], Callable[[GameState, A.Action], Verdict]] = {
 }
 
 
-# --- answers to pending decisions
-# -------------------------------------------------------------------------------
+# --- answers to pending decisions --------------------------------------------------------------------------
 
 
 def _a_fracture(s: GameState, a: A.Action, head: Pending) -> Verdict:
     if isinstance(a, A.PassFracture):
+        return ACCEPTED
+    if isinstance(a, A.PassFractureRound):
+        if a.upto is not None and a.upto not in head.players[1:]:
+            still = ", ".join(_who(c) for c in head.players[1:]) or "nobody"
+            return refuse(
+                Reason.NOT_ELIGIBLE,
+                f"{_who(a.upto)} is not still to decide in this fracture window (after "
+                f"{_who(a.player)}: {still}).",
+                "R47",
+            )
         return ACCEPTED
     assert isinstance(a, A.PlayFracture)
     return _fracture_target(s, a, head.targets) or _resource(s, a, CardKind.FRACTURE) or ACCEPTED
@@ -498,15 +519,23 @@ def _a_random_discard(s: GameState, a: A.Action, head: Pending) -> Verdict:
 def _a_conflict(s: GameState, a: A.Action, head: Pending) -> Verdict:
     assert isinstance(a, A.PlayConflict)
     if a.card is None:
-        if s.knowledge is Knowledge.FULL and flow.may_hold_kind(
-            s, a.player, frozenset({CardKind.CONFLICT, CardKind.AMBUSH})
-        ):
+        if s.knowledge is Knowledge.FULL and flow.may_hold_kind(s, a.player, flow.CONFLICT_KINDS):
             return refuse(
                 Reason.MUST_PLAY_CONFLICT,
                 "You hold a conflict card, so you must play one; only a "
                 "player without one battles with a conflict value of 0.",
                 P_CONFLICT,
             )
+        if s.knowledge is Knowledge.TABLE:
+            fewest = flow.table_conflict_bound(s, a.player)[0]
+            if fewest > 0:
+                p = s.players[a.player]
+                return refuse(
+                    Reason.MUST_PLAY_CONFLICT,
+                    f"{_who(a.player)} holds {p.hand_size} cards, and at most {p.hand_size - fewest} of the "
+                    "cards not yet discarded are not conflict cards, so they must hold a conflict card.",
+                    "R46",
+                )
         return ACCEPTED
     return (
         _holds(s, a.player, a.card, P_CONFLICT)
@@ -525,12 +554,18 @@ def _a_support(s: GameState, a: A.Action, head: Pending) -> Verdict:
         )
         if v is not None:
             return v
-    if s.knowledge is Knowledge.TABLE and len(a.cards) > s.players[a.player].hand_size:
-        return refuse(
-            Reason.EMPTY_HAND,
-            f"{_who(a.player)} holds only {s.players[a.player].hand_size} cards.",
-            P_SUPPORT,
-        )
+    if s.knowledge is Knowledge.TABLE:
+        size = s.players[a.player].hand_size
+        if len(a.cards) > size:
+            return refuse(Reason.EMPTY_HAND, f"{_who(a.player)} holds only {size} cards.", P_SUPPORT)
+        fewest = flow.table_conflict_bound(s, a.player)[0]
+        if len(a.cards) > size - fewest:
+            return refuse(
+                Reason.CARD_CANNOT_BE_HELD,
+                f"At least {fewest} of {_who(a.player)}'s {size} cards must be conflict cards (the others "
+                f"are face up), so they cannot hold {len(a.cards)} support cards.",
+                "R46",
+            )
     return ACCEPTED
 
 
@@ -629,6 +664,7 @@ def _a_prosperity(s: GameState, a: A.Action, head: Pending) -> Verdict:
 _ANSWER_CHECKS: dict[type[A.Action], Callable[[GameState, A.Action, Pending], Verdict]] = {
     A.PlayFracture: _a_fracture,
     A.PassFracture: _a_fracture,
+    A.PassFractureRound: _a_fracture,
     A.RollDice: _a_dice,
     A.Equalise: _a_equalise,
     A.DiscardRandom: _a_random_discard,
@@ -644,8 +680,7 @@ _ANSWER_CHECKS: dict[type[A.Action], Callable[[GameState, A.Action, Pending], Ve
 }
 
 
-# --- applying
-# -------------------------------------------------------------------------------------------------
+# --- applying ----------------------------------------------------------------------------------------------
 
 
 def apply(state: GameState, action: A.Action) -> tuple[GameState, tuple[ev.Event, ...]]:
@@ -702,6 +737,18 @@ def _do_pass_fracture(w: flow.Work, a: A.Action) -> None:
     w.emit(ev.FracturePassed(a.player))
 
 
+def _do_pass_fracture_round(w: flow.Work, a: A.Action) -> None:
+    assert isinstance(a, A.PassFractureRound)
+    head = w.pending[0]
+    cut = len(head.players) if a.upto is None else head.players.index(a.upto)
+    for colour in head.players[:cut]:
+        w.emit(ev.FracturePassed(colour))
+    if cut >= len(head.players):
+        _pop(w)
+    else:
+        w.pending[0] = Pending(Need.FRACTURE, players=head.players[cut:], targets=head.targets, tag=head.tag)
+
+
 def _do_use_crown(w: flow.Work, a: A.Action) -> None:
     assert isinstance(a, A.UseCrown)
     h = flow.holding(w, a.player, ArtefactType.CROWN)
@@ -754,14 +801,18 @@ def _do_dice(w: flow.Work, a: A.Action) -> None:
     w.emit(ev.DiceRolled(a.player, a.values, a.source, head.tag))
     b = w.battle
     assert b is not None
-    if head.tag in ("arena", "ambush"):
-        # Arena rolls are parked in the conflict value fields until both are in (resolved by the ARENA stage).
-        if a.player is b.attacker:
+    attacker = a.player is b.attacker
+    if head.tag == "arena":  # resolved by the ARENA stage once both dice are in
+        if attacker:
+            w.set_battle(attacker_arena_roll=a.values[0])
+        else:
+            w.set_battle(defender_arena_roll=a.values[0])
+    elif head.tag == "ambush":
+        if attacker:
             w.set_battle(attacker_conflict_value=a.values[0])
         else:
             w.set_battle(defender_conflict_value=a.values[0])
-        if head.tag == "ambush":
-            flow.emit_scores(w, "ambush")
+        flow.emit_scores(w, "ambush")
     elif head.tag == "mayhem":
         flow.mayhem_roll(w, a.values)
 
@@ -775,7 +826,7 @@ def _do_equalise(w: flow.Work, a: A.Action) -> None:
         return
     if a.player is b.attacker:
         w.set_battle(attacker_equal=True)
-        w.emit(ev.KnightsMatched(a.player, 8 if b.siege else defender_knights(w.view(), b)))
+        w.emit(ev.KnightsMatched(a.player, 8 if b.siege else defender_knights(w, b)))
     else:
         w.set_battle(defender_equal=True)
         w.emit(ev.KnightsMatched(a.player, b.attacker_knights))
@@ -902,6 +953,7 @@ _APPLY: dict[type[A.Action], Callable[[flow.Work, A.Action], None]] = {
     A.PlayTacticalAdvance: _do_tactical,
     A.PlayFracture: _do_fracture,
     A.PassFracture: _do_pass_fracture,
+    A.PassFractureRound: _do_pass_fracture_round,
     A.UseCrown: _do_use_crown,
     A.Redistribute: _do_redistribute,
     A.Advance: _do_advance,
@@ -921,15 +973,15 @@ _APPLY: dict[type[A.Action], Callable[[flow.Work, A.Action], None]] = {
 }
 
 
-# --- enumerating
-# ------------------------------------------------------------------------------------------------
+# --- enumerating -------------------------------------------------------------------------------------------
 
 
 def legal_actions(state: GameState) -> list[A.Action]:
-    """Every action the player(s) to act may take now. Two deliberate abbreviations: a redistribution is
-    listed
-    as every single move of knights between two places (any legal layout is accepted by `check`), and dice
-    needs of three or more dice list a representative set of results."""
+    """Every action the player(s) to act may take now, each accepted by `check`.
+
+    Two deliberate abbreviations: a redistribution is listed as every single move of knights between two
+    places (`check` accepts any legal layout; `redistributions` generates them all, R24), and a need for
+    three or more dice (mayhem) lists one result per face value (`check` accepts any results, R44)."""
     s = state
     if s.winner is not None:
         return []
@@ -946,6 +998,8 @@ def _cards_of(s: GameState, colour: Colour, kinds: frozenset[CardKind]) -> list[
         if s.players[colour].hand_size == 0:
             return []
         pool = sorted(flow.possible_cards(s, colour))
+        if s.players[colour].conflict_bound == 0:
+            kinds = kinds - flow.CONFLICT_KINDS  # R46
     return [c for c in pool if cards[c].kind in kinds]
 
 
@@ -959,6 +1013,9 @@ def _pending_actions(s: GameState, head: Pending) -> list[A.Action]:
     if need is Need.FRACTURE:
         actor = head.players[0]
         out.append(A.PassFracture(actor))
+        if len(head.players) > 1:
+            out.append(A.PassFractureRound(actor))
+            out.extend(A.PassFractureRound(actor, later) for later in head.players[1:])
         if flow.can_fracture(s, actor, head.targets):
             out.extend(
                 A.PlayFracture(actor, t)
@@ -979,19 +1036,28 @@ def _pending_actions(s: GameState, head: Pending) -> list[A.Action]:
         assert head.actor is not None
         out.extend(A.DiscardRandom(head.actor, c) for c in _cards_of(s, head.actor, ALL_KINDS))
     elif need is Need.CONFLICT:
-        kinds = frozenset({CardKind.CONFLICT, CardKind.AMBUSH})
         for colour in head.players:
-            cards = _cards_of(s, colour, kinds)
+            if s.knowledge is Knowledge.FULL:
+                cards = _cards_of(s, colour, flow.CONFLICT_KINDS)
+                none_ok = not cards
+            else:
+                fewest, most = flow.table_conflict_bound(s, colour)
+                cards = _cards_of(s, colour, flow.CONFLICT_KINDS) if most > 0 else []
+                none_ok = fewest == 0
             out.extend(A.PlayConflict(colour, c) for c in cards)
-            if not cards or s.knowledge is Knowledge.TABLE:
+            if none_ok:
                 out.append(A.PlayConflict(colour, None))
     elif need is Need.SUPPORT:
         actor = head.players[0]
         out.append(A.PlaySupport(actor, ()))
         cards = _cards_of(s, actor, frozenset({CardKind.SUPPORT}))
-        out.extend(A.PlaySupport(actor, (c,)) for c in cards)
-        if len(cards) > 1 and s.knowledge is Knowledge.FULL:
-            out.append(A.PlaySupport(actor, tuple(cards)))
+        if s.knowledge is Knowledge.FULL:
+            most = len(cards)
+        else:
+            fewest = flow.table_conflict_bound(s, actor)[0]
+            most = min(len(cards), s.players[actor].hand_size - fewest)
+        for n in range(1, most + 1):
+            out.extend(A.PlaySupport(actor, combo) for combo in itertools.combinations(cards, n))
     elif need is Need.OPTIONAL_DISCARD:
         assert head.actor is not None
         out.append(A.DiscardCard(head.actor, None))
@@ -1053,7 +1119,47 @@ def _single_moves(s: GameState, colour: Colour) -> list[tuple[tuple[str, int], .
     return out
 
 
-def _free_actions(s: GameState) -> list[A.Action]:
+def redistributions(state: GameState, colour: Colour | None = None) -> Iterator[A.Redistribute]:
+    """Every legal redistribution of `colour` (default: the player to act), lazily: each distinct final layout
+    once, as the places that change (castle first, then territories by id), starting with the empty one.
+
+    Complete, unlike `legal_actions` (which lists single moves, R24): the app's manual entry can offer any
+    of these. The count grows fast with knights and territories, so take what you need from the iterator.
+    Yields nothing when a redistribution is not allowed now."""
+    s = state
+    me = colour if colour is not None else (s.actors() or (s.current,))[0]
+    if not check(s, A.Redistribute(me, ())).ok:
+        return
+    castle = s.data.castle_of[me]
+    places = [castle, *sorted(s.supply.get(me, frozenset()))]
+    old = [s.players[me].castle, *(s.occupants[t][1] for t in places[1:])]
+    caps = [0, *(s.data.capacity[t] for t in places[1:])]
+    total = sum(old)
+    limit = s.data.dice_per_player - (s.dice_in_use(me) - sum(_ceil6(n) for n in old))
+    n = len(places)
+    new = [0] * n
+
+    def fill(i: int, left: int, dice: int) -> Iterator[A.Redistribute]:
+        if i == 0:  # the castle takes whatever is left (unlimited capacity)
+            if dice + _ceil6(left) > limit:
+                return
+            new[0] = left
+            layout = tuple((places[j], new[j]) for j in range(n) if new[j] != old[j])
+            if layout:
+                yield A.Redistribute(me, layout)
+            return
+        # every territory keeps 1..capacity; the territories before it need at least one each
+        for k in range(1, min(caps[i], left - (i - 1)) + 1):
+            if dice + _ceil6(k) > limit:
+                break
+            new[i] = k
+            yield from fill(i - 1, left - k, dice + _ceil6(k))
+
+    yield A.Redistribute(me, ())
+    yield from fill(n - 1, total, 0)
+
+
+def _free_actions(s: GameState, with_advances: bool = True) -> list[A.Action]:
     me = s.current
     out: list[A.Action] = []
     if s.in_advance:
@@ -1077,16 +1183,22 @@ def _free_actions(s: GameState) -> list[A.Action]:
                     out.append(A.UseCrown(me))
         if s.manoeuvres > 0:
             out.extend(A.Redistribute(me, layout) for layout in _single_moves(s, me))
-    if s.manoeuvres > 0:
+    if s.manoeuvres > 0 and with_advances:
         out.extend(advances(s, me))
     out.append(A.EndTurn(me))
     return out
 
 
-def advances(s: GameState, me: Colour) -> list[A.Action]:
-    """Every legal advance of `me` now (the same rules as `_check_advance`, computed per target)."""
-    out: list[A.Action] = []
-    if s.manoeuvres <= 0 or s.winner is not None:
+def free_actions_without_advances(state: GameState) -> list[A.Action]:
+    """`legal_actions` of the player whose turn it is, minus the advances (the playout policy lists those
+    itself with `advance_options`). Only when nothing is pending and the game is not over."""
+    return _free_actions(state, with_advances=False)
+
+
+def advance_options(s: GameState, me: Colour) -> list[tuple[str, tuple[int, ...]]]:
+    """For each place `me` may advance into now, the knight counts allowed (as `_check_advance`)."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+    if s.manoeuvres <= 0 or s.winner is not None or s.pending or s.battle is not None:
         return out
     castle = s.players[me].castle
     if castle <= 0:
@@ -1106,7 +1218,14 @@ def advances(s: GameState, me: Colour) -> list[A.Action]:
             if occ is not None and occ[0] in team:
                 continue
             cap = data.capacity[t]
-        for k in range(1, min(castle, cap) + 1):
-            if dice + _ceil6(castle - k) + _ceil6(k) <= limit:
-                out.append(A.Advance(me, t, k))
+        counts = tuple(
+            k for k in range(1, min(castle, cap) + 1) if dice + _ceil6(castle - k) + _ceil6(k) <= limit
+        )
+        if counts:
+            out.append((t, counts))
     return out
+
+
+def advances(s: GameState, me: Colour) -> list[A.Action]:
+    """Every legal advance of `me` now."""
+    return [A.Advance(me, t, k) for t, counts in advance_options(s, me) for k in counts]

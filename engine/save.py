@@ -22,8 +22,7 @@ FORMAT = "seneschal-game"
 VERSION = 1
 
 
-# --- a state on its own (scenarios, snapshots)
-# ------------------------------------------------------------------
+# --- a state on its own (scenarios, snapshots) -------------------------------------------------------------
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
@@ -81,17 +80,18 @@ def state_from_json(obj: Any) -> GameState:
         )
     except KeyError as exc:
         raise SaveError(f"the game state is missing {exc.args[0]!r}") from None
-    except (ValueError, TypeError, CatalogueError, MapError) as exc:
+    except (ValueError, TypeError, AttributeError, CatalogueError, MapError) as exc:
         raise SaveError(f"the game state is malformed: {exc}") from None
     problems = validate_state(state)
     if problems:
         raise SaveError("the game state is inconsistent: " + "; ".join(problems))
     w = Work(state)
-    w.control_dirty = True
+    w.control_dirty = set(state.order)
     winner = state.winner
     refresh_control(w)
     w.events = []
-    w.winner = winner
+    if winner is not None:
+        w.winner = winner  # as saved (a hand-made position already past the target is declared won instead)
     return w.freeze()
 
 
@@ -131,8 +131,7 @@ def validate_state(state: GameState) -> list[str]:
 _ = ArtefactHolding  # re-exported type used inside PlayerState documents
 
 
-# --- whole games
-# -----------------------------------------------------------------------------------------------
+# --- whole games -------------------------------------------------------------------------------------------
 
 
 def save_document(history: Any) -> dict[str, Any]:

@@ -29,15 +29,17 @@ from engine import actions as A
 from engine.actions import Action
 from engine.catalogue import ArtefactType, Catalogue, load_default_catalogue
 from engine.colours import Colour
-from engine.errors import ActionFormatError, CatalogueError, EngineError, MapError, SaveError
+from engine.errors import ActionFormatError, CatalogueError, EngineError, MapError, ReadingError, SaveError
 from engine.events import BattleResult, Event
 from engine.hexgrid import Hex
 from engine.maps import Board, parse_tiles
+from engine.reading import TableReading
+from engine.reconcile import Reconciliation, reconcile
 from engine.rules import apply, check
 from engine.save import state_from_json, state_to_json
 from engine.setup import GameConfig, PlayerConfig, Variant, new_game
 from engine.state import ArtefactHolding, GameState, Knowledge, PlayerState, TurnStep
-from engine.verdict import Reason, Verdict
+from engine.verdict import ACCEPTED, Reason, Verdict, refuse
 
 FORMAT = "seneschal-scenario"
 VERSION = 1
@@ -50,14 +52,21 @@ def _is_int(x: object) -> TypeGuard[int]:
 
 @dataclass(frozen=True, slots=True)
 class Expectation:
-    """What a scenario says should happen to one action (None: not checked)."""
+    """What a scenario says should happen to one action or camera reading (None: not checked)."""
 
     accepted: bool | None = None
     reason: Reason | None = None
     battle: tuple[int, int, int] | None = None  # attacker score, defender score, margin
+    status: str | None = None  # a camera reading: "match", "actions" or "discrepancy"
 
-    def failures(self, verdict: Verdict, events: Sequence[Event]) -> list[str]:
+    def failures(self, verdict: Verdict | None, events: Sequence[Event],
+                 reconciliation: Reconciliation | None = None) -> list[str]:
         out: list[str] = []
+        if reconciliation is not None and self.status is not None and reconciliation.status != self.status:
+            out.append(f"expected the reading to be {self.status!r}, got {reconciliation.status!r}: "
+                       + "; ".join(reconciliation.sentences()))
+        if verdict is None:
+            verdict = ACCEPTED
         if self.accepted is not None and verdict.ok != self.accepted:
             out.append(f"expected {'accepted' if self.accepted else 'refused'}, got "
                        f"{'accepted' if verdict.ok else 'refused'}")
@@ -73,8 +82,12 @@ class Expectation:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    action: Action
+    """An action to check, or (when `reading` is set) a camera reading to reconcile; its explanation, if any,
+    is applied as if the players confirmed it (R81)."""
+
+    action: Action | None
     expect: Expectation | None = None
+    reading: TableReading | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +127,12 @@ class Scenario:
 @dataclass(frozen=True, slots=True)
 class StepResult:
     index: int
-    action: Action
-    verdict: Verdict
+    action: Action | None  # None for a camera reading
+    verdict: Verdict  # for a reading: accepted when it matched or was explained
     events: tuple[Event, ...]
-    state: GameState  # after the action (unchanged when refused)
+    state: GameState  # after the step (unchanged when refused)
     failures: tuple[str, ...] = ()
+    reconciliation: Reconciliation | None = None
 
 
 def battle_result(events: Sequence[Event]) -> BattleResult | None:
@@ -134,8 +148,21 @@ def run(scenario: Scenario) -> Iterator[StepResult]:
     """Check each action against the state so far; accepted ones are applied, refused ones change nothing."""
     state = scenario.start
     for i, step in enumerate(scenario.steps, 1):
-        verdict = check(state, step.action)
         events: tuple[Event, ...] = ()
+        if step.reading is not None:
+            rec = reconcile(state, step.reading)
+            collected: list[Event] = []
+            for action in rec.actions:
+                state, produced = apply(state, action)
+                collected.extend(produced)
+            events = tuple(collected)
+            disagree = "The camera and the game disagree: " + "; ".join(rec.sentences())
+            verdict = refuse(Reason.NOT_APPLICABLE, disagree, "R83") if rec.discrepancies else ACCEPTED
+            failures = tuple(step.expect.failures(None, events, rec)) if step.expect is not None else ()
+            yield StepResult(i, None, verdict, events, state, failures, rec)
+            continue
+        assert step.action is not None
+        verdict = check(state, step.action)
         if verdict.ok:
             state, events = apply(state, step.action)
         failures = tuple(step.expect.failures(verdict, events)) if step.expect is not None else ()
@@ -143,17 +170,20 @@ def run(scenario: Scenario) -> Iterator[StepResult]:
 
 
 def step_line(result: StepResult) -> dict[str, Any]:
-    """One JSON line of the referee's output for an action."""
+    """One JSON line of the referee's output for an action (or a camera reading)."""
     v = result.verdict
-    line: dict[str, Any] = {
-        "index": result.index,
-        "action": result.action.to_json(),
-        "accepted": v.ok,
-        "reason": v.reason.value,
-        "sentence": v.sentence,
-        "citation": v.citation,
-        "events": [e.to_json() for e in result.events],
-    }
+    line: dict[str, Any] = {"index": result.index}
+    rec = result.reconciliation
+    if rec is not None:
+        line.update({"reading": True, "status": rec.status, "sentences": rec.sentences(),
+                     "actions": [a.to_json() for a in rec.actions],
+                     "discrepancies": [d.to_json() for d in rec.discrepancies],
+                     "unsure": list(rec.unsure)})
+    else:
+        assert result.action is not None
+        line.update({"action": result.action.to_json(), "accepted": v.ok, "reason": v.reason.value,
+                     "sentence": v.sentence, "citation": v.citation})
+    line["events"] = [e.to_json() for e in result.events]
     br = battle_result(result.events)
     if br is not None:
         line["battle"] = {"winner": br.winner.value, "loser": br.loser.value,
@@ -258,6 +288,18 @@ def _parse_steps(raw: Any, problems: list[str]) -> list[Step]:
         if not isinstance(item, dict):
             problems.append(f"action {i}: must be an object with a 'type', got {item!r}")
             continue
+        if "reading" in item:
+            for key in sorted(set(item) - {"reading", "expect"}):
+                problems.append(f"action {i}: a camera reading step takes 'reading' and 'expect', not "
+                                f"{key!r}")
+            try:
+                reading = TableReading.from_json(item["reading"])
+            except ReadingError as exc:
+                problems.append(f"action {i}: {exc}")
+                continue
+            expect = _parse_expectation(item["expect"], f"action {i}", problems) if "expect" in item else None
+            steps.append(Step(None, expect, reading))
+            continue
         body = {k: v for k, v in item.items() if k != "expect"}
         try:
             action = Action.from_json(body)
@@ -275,8 +317,12 @@ def _parse_expectation(raw: Any, where: str, problems: list[str]) -> Expectation
     if not isinstance(raw, dict):
         problems.append(f"{where}: 'expect' must be an object, got {raw!r}")
         return None
-    for key in sorted(set(raw) - {"accepted", "reason", "battle"}):
+    for key in sorted(set(raw) - {"accepted", "reason", "battle", "status"}):
         problems.append(f"{where}: unknown expectation {key!r}")
+    status = raw.get("status")
+    if status is not None and status not in ("match", "actions", "discrepancy"):
+        problems.append(f"{where}: 'status' must be 'match', 'actions' or 'discrepancy', got {status!r}")
+        status = None
     accepted = raw.get("accepted")
     if accepted is not None and not isinstance(accepted, bool):
         problems.append(f"{where}: 'accepted' must be true or false, got {accepted!r}")
@@ -296,7 +342,7 @@ def _parse_expectation(raw: Any, where: str, problems: list[str]) -> Expectation
         else:
             problems.append(f"{where}: 'battle' must give attacker_score, defender_score and margin, got "
                             f"{b!r}")
-    return Expectation(accepted, reason, battle)
+    return Expectation(accepted, reason, battle, status)
 
 
 def _parse_final(raw: Any, problems: list[str]) -> FinalExpectation | None:
@@ -564,7 +610,7 @@ def _build_position(base: GameState, body: Mapping[str, Any]) -> GameState:
             else:
                 turn = number
             step = raw_turn.get("step", "prepare")
-            if step not in _STEPS:
+            if not isinstance(step, str) or step not in _STEPS:
                 problems.append(f"turn: 'step' must be one of {sorted(_STEPS)}, got {step!r}")
             else:
                 in_advance = step == "advance"

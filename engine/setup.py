@@ -1,5 +1,5 @@
-"""Setting up a game exactly as the rulebook's eight steps (Setting Up, p.3), with every choice explicit:
-the map, the artefact deal, deck order and the first player come from the config or from its seed.
+"""Setting up a game exactly as the rulebook's eight steps (Setting Up, p.3), with every choice explicit: the
+map, the artefact deal, deck order and the first player come from the config or from its seed.
 """
 
 from __future__ import annotations
@@ -147,6 +147,8 @@ def _validate(config: GameConfig, catalogue: Catalogue) -> list[str]:
             )
         if v.castle_siege:
             problems.append("allegiance cannot be played with castle siege (p.14)")
+        if not problems:
+            problems.extend(_seating_problems(colours, v.allegiance))
     if config.first_player is not None and config.first_player not in colours:
         problems.append(f"first player {config.first_player.value!r} is not playing")
     if config.opening_authority and config.knowledge is not Knowledge.TABLE:
@@ -178,6 +180,27 @@ def _validate(config: GameConfig, catalogue: Catalogue) -> list[str]:
                 problems.append(
                     f"{colour.value} must hold one crown, one sceptre and one orb (step 3), got {list(deal)}"
                 )
+    return problems
+
+
+def _seating_problems(colours: tuple[Colour, ...], teams: tuple[tuple[Colour, ...], ...]) -> list[str]:
+    """Allegiance seating (p.14, R30): a team of two sits opposite each other; teams of three alternate, so
+    every player sits between two rivals. `colours` is the clockwise seating."""
+    n = len(colours)
+    seat = {c: i for i, c in enumerate(colours)}
+    problems: list[str] = []
+    for team in teams:
+        seats = sorted(seat[c] for c in team)
+        names = " and ".join(c.value for c in team)
+        if len(team) == 2 and seats[1] - seats[0] != n // 2:
+            problems.append(
+                f"teammates {names} must sit opposite each other (p.14); seat them {n // 2} places apart "
+                "in the clockwise order"
+            )
+        elif len(team) == 3 and len({s % 2 for s in seats}) != 1:
+            problems.append(
+                f"teams of three alternate around the table (p.14): {names} must take every other seat"
+            )
     return problems
 
 
@@ -301,7 +324,7 @@ def new_game(config: GameConfig) -> GameState:
             else:
                 w.set_player(c, hand_size=OPENING_HAND, deck_size=p.deck_size - OPENING_HAND)
     w.staged = []
-    w.control_dirty = True
+    w.control_dirty = set(state.order)
     from engine.flow import settle
 
     start_turn(w, first)
@@ -324,8 +347,8 @@ def position(
     turn: int = 1,
 ) -> GameState:
     """An explicit mid-game position at the start of `current`'s turn (after placing knights), for scenarios
-    and tests. Unlisted parts come from `new_game(config)`. In FULL mode a player's deck defaults to the cards
-    not in their hand or discard pile, in deck-list order. Raises SetupError when the position is
+    and tests. Unlisted parts come from `new_game(config)`. In FULL mode a player's deck defaults to the
+    cards not in their hand or discard pile, in deck-list order. Raises SetupError when the position is
     impossible."""
     from dataclasses import replace
 
@@ -382,7 +405,7 @@ def position(
     if problems:
         raise SetupError(problems)
     w = Work(state)
-    w.control_dirty = True
+    w.control_dirty = set(state.order)
     refresh_control(w)
     w.events = []
     return w.freeze()

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from engine.colours import Colour
 from engine.gamedata import GameData
@@ -37,8 +37,7 @@ class TurnStep(Enum):
 
 
 class DiceSource(Enum):
-    """Where a die result came from; recorded with the roll (chance is an input, never rolled by the
-    engine)."""
+    """Where a die result came from, recorded with the roll (chance is an input: the engine never rolls)."""
 
     DEVICE = "device"
     SCREEN = "screen"
@@ -131,6 +130,8 @@ class Battle:
     winner: Colour | None = None
     margin: int = 0
     ended_early: bool = False  # the arena or mayhem dice left someone with no knights
+    attacker_arena_roll: int = 0
+    defender_arena_roll: int = 0
 
     def rival(self, colour: Colour) -> Colour:
         return self.defender if colour is self.attacker else self.attacker
@@ -163,6 +164,9 @@ class PlayerState:
     discard: tuple[tuple[str, int], ...]  # (card id, turn discarded), bottom first; public in both modes
     artefacts: tuple[ArtefactHolding, ...]  # crown, sceptre, orb
     shuffles: int = 0  # how many times this deck was shuffled (seeds the next shuffle in FULL mode)
+    # TABLE (R46): after the player declared "no conflict card", at most this many cards of their hand can be
+    # conflict cards (those drawn since the declaration); None: no declaration in force.
+    conflict_bound: int | None = None
 
     def artefact(self, artefact_id: str) -> ArtefactHolding | None:
         for a in self.artefacts:
@@ -303,14 +307,24 @@ class GameState:
         return state_from_json(obj)
 
 
-def defender_knights(state: GameState, b: Battle) -> int:
+class KnightsView(Protocol):
+    """Anything holding knights like a state does (a GameState, or the working copy inside `apply`)."""
+
+    @property
+    def players(self) -> Mapping[Colour, PlayerState]: ...
+
+    @property
+    def occupants(self) -> Mapping[str, tuple[Colour, int]]: ...
+
+
+def defender_knights(state: KnightsView, b: Battle) -> int:
     if b.siege:
         return state.players[b.defender].castle
     occ = state.occupants.get(b.territory)
     return occ[1] if occ is not None else 0
 
 
-def combat_scores(state: GameState, b: Battle) -> tuple[int, int]:
+def combat_scores(state: KnightsView, b: Battle) -> tuple[int, int]:
     actual_d = defender_knights(state, b)
     d_knights = 8 if b.siege else actual_d  # castle siege: the defender battles as though 8 knights (p.14)
     a_knights = b.attacker_knights

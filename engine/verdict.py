@@ -1,5 +1,4 @@
-"""The referee's answer to one proposed action: accepted, or refused with a reason, a sentence and a
-citation."""
+"""The referee's answer to a proposed action: accepted, or refused with a reason, a sentence, a citation."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 `seneschal dice-sim` (or `python -m firmware.sim`) prints `PORT /dev/pts/N` as its first line of stdout;
 open that path with pyserial exactly like the real board. Faults can be injected on the "wire": whole
 outgoing frames dropped, bytes corrupted in both directions, responses delayed, the device unplugged (and
-replugged, which reboots it, as unplugging a bus-powered board does). In-process use for tests:
+replugged, which reboots it, as unplugging a bus-powered board does), rebooted in place (the port stays
+open) or hung (the port stays open, nothing answers). In-process use for tests:
 
     with Simulator(seed=1) as sim:
         port = sim.port          # pyserial opens it
@@ -105,6 +106,10 @@ class PtyStream:
         self.dropped = 0
         self.corrupted = 0
         self.closed = False
+        # --reset-after / --hang-after: the core may send `cut_after` frames; the next one it tries to send
+        # is lost because the core dies (reboots or hangs) while sending it; then `cut` is set.
+        self.cut_after: int | None = None
+        self.cut = False
 
     def _corrupt(self, data: bytes) -> bytes:
         p = self._faults.corrupt
@@ -129,6 +134,11 @@ class PtyStream:
         return self._corrupt(data) if data else None
 
     def write(self, data: bytes) -> None:
+        if self.cut:
+            return
+        if self.cut_after is not None and self.frames_out >= self.cut_after:
+            self.cut = True
+            return
         self.frames_out += 1
         if self._faults.drop and self._rng.random() < self._faults.drop:
             self.dropped += 1
@@ -145,6 +155,12 @@ class PtyStream:
 
     def wants_write(self) -> bool:
         return bool(self._backlog)
+
+    def discard_input(self) -> None:
+        """A hung core reads nothing, but the USB stack still takes bytes: swallow them (no writer stalls)."""
+        with contextlib.suppress(OSError):
+            while not self.closed and os.read(self.fd, 4096):
+                pass
 
     def pump(self) -> None:
         """Move due delayed frames to the backlog and write what the pty accepts."""
@@ -169,6 +185,10 @@ class Simulator:
 
     unplug_after: close the pty after the device has written that many frames; replug_after: seconds later
     open a new pty and boot a fresh device (new session, empty cache), reachable through the same `link` path.
+    reset_after: the device sends that many frames, then reboots (watchdog) while sending the next one, which
+    is lost: a new boot on the SAME pty, empty cache, no session (ROLL gets NO_SESSION until a HELLO_REQ).
+    hang_after: the device sends that many frames, then hangs while sending the next one: the pty stays
+    open, bytes written to it are swallowed, nothing is answered, buttons do nothing (nor does the watchdog).
     """
 
     def __init__(
@@ -179,6 +199,8 @@ class Simulator:
         delay_ms: int = 0,
         unplug_after: int | None = None,
         replug_after: float | None = None,
+        reset_after: int | None = None,
+        hang_after: int | None = None,
         seed: int | None = None,
         button_every: float | None = None,
         device_id: bytes = DEFAULT_DEVICE_ID,
@@ -190,12 +212,20 @@ class Simulator:
             raise ValueError(f"unplug_after must be >= 0, got {unplug_after!r}")
         if replug_after is not None and replug_after < 0:
             raise ValueError(f"replug_after must be >= 0, got {replug_after!r}")
+        for name, count in (("reset_after", reset_after), ("hang_after", hang_after)):
+            if count is not None and count < 0:
+                raise ValueError(f"{name} must be >= 0, got {count!r}")
+        if reset_after is not None and hang_after is not None:
+            raise ValueError("reset_after and hang_after cannot be combined")
         if button_every is not None and button_every <= 0:
             raise ValueError(f"button_every must be > 0 seconds, got {button_every!r}")
         if len(device_id) != protocol.DEVICE_ID_LEN:
             raise ValueError(f"device id must be {protocol.DEVICE_ID_LEN} bytes, got {device_id.hex()!r}")
         self.unplug_after = unplug_after
         self.replug_after = replug_after
+        self.reset_after = reset_after
+        self.hang_after = hang_after
+        self.hung = threading.Event()
         self.button_every = button_every
         self.device_id = device_id
         self.seed = seed
@@ -289,6 +319,13 @@ class Simulator:
             os.symlink(self._slave_path, tmp)
             os.replace(tmp, self.link)
         self.stream = PtyStream(master, self.faults, self._fault_rng, self.clock)
+        if self.boots == 0:  # the reset or hang happens once, in the first boot
+            self.stream.cut_after = self.reset_after if self.reset_after is not None else self.hang_after
+        self._boot(reset_cause=0)
+        self._plugged.set()
+
+    def _boot(self, reset_cause: int) -> None:
+        assert self.stream is not None
         self.boots += 1
         self.device = Device(
             self.stream,
@@ -296,10 +333,20 @@ class Simulator:
             self.clock,
             button=self.button,
             device_id=self.device_id,
-            reset_cause=0,
+            reset_cause=reset_cause,
             on_event=self._record,
         )
-        self._plugged.set()
+
+    def _core_died(self, stream: PtyStream) -> None:
+        """The core died sending a frame (--reset-after, --hang-after): reboot in place, or hang."""
+        if self.hang_after is not None:
+            self.device = None
+            self._record("hang", None, None)
+            self.hung.set()
+            return
+        self._record("reset", None, "watchdog")
+        stream.cut, stream.cut_after = False, None
+        self._boot(reset_cause=1)  # 1 = watchdog (STATUS reset_cause)
 
     def _unplug(self) -> None:
         self._plugged.clear()
@@ -339,6 +386,14 @@ class Simulator:
                 self.button.press()
                 next_press = now + (self.button_every or 0)
             device, stream = self.device, self.stream
+            if self.hung.is_set() and stream is not None:
+                if not stream.closed:
+                    select.select([stream.fd], [], [], 0.01)
+                    stream.discard_input()
+                    stream.pump()  # frames sent before the hang (held by --delay) still leave
+                else:
+                    self._stop.wait(0.01)
+                continue
             if device is None or stream is None:
                 if replug_at is not None and now >= replug_at:
                     self._plug()
@@ -353,6 +408,8 @@ class Simulator:
             wlist = [stream.fd] if stream.wants_write() else []
             select.select([stream.fd], wlist, [], timeout)
             device.step()
+            if stream.cut:
+                self._core_died(stream)
             stream.pump()
             if self.unplug_after is not None and stream.frames_out >= self.unplug_after:
                 self._unplug()
@@ -417,6 +474,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="close the port after the device has sent N frames")
     parser.add_argument("--replug-after", type=_non_negative, default=None, metavar="S",
                         help="after an unplug, come back (rebooted) after S seconds at the same --link path")
+    parser.add_argument("--reset-after", type=_count, default=None, metavar="N",
+                        help="after sending N frames the device reboots (watchdog) while sending the next, "
+                        "which is lost; the port stays open; the new boot has no session and an empty cache")
+    parser.add_argument("--hang-after", type=_count, default=None, metavar="N",
+                        help="after sending N frames the device hangs: the port stays open, nothing answers")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed the dice and the faults (reproducible runs)")
     parser.add_argument("--button-every", type=_positive, default=None, metavar="S",
@@ -441,6 +503,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     if args.replug_after is not None and args.unplug_after is None:
         print("seneschal dice-sim: --replug-after needs --unplug-after", file=sys.stderr)
+        return 2
+    if args.reset_after is not None and args.hang_after is not None:
+        print("seneschal dice-sim: --reset-after and --hang-after cannot be combined", file=sys.stderr)
         return 2
     log: IO[str] | None = None
     if args.log is not None:
@@ -470,6 +535,8 @@ def main(argv: list[str] | None = None) -> int:
         delay_ms=int(args.delay),
         unplug_after=args.unplug_after,
         replug_after=args.replug_after,
+        reset_after=args.reset_after,
+        hang_after=args.hang_after,
         seed=args.seed,
         button_every=args.button_every,
         device_id=args.device_id,

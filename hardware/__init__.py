@@ -15,10 +15,12 @@ from hardware.client import (
     DiceRoller,
     LinkStats,
 )
+from hardware.discovery import discover, find_roller
 from hardware.errors import (
     DeviceDisconnectedError,
     DeviceNotFoundError,
     DeviceRefusedError,
+    DeviceRestartedError,
     DeviceTimeoutError,
     HardwareError,
     ProtocolError,
@@ -35,6 +37,7 @@ __all__ = [
     "DeviceInfo",
     "DeviceNotFoundError",
     "DeviceRefusedError",
+    "DeviceRestartedError",
     "DeviceTimeoutError",
     "DiceEvent",
     "DiceRoller",
@@ -49,5 +52,7 @@ __all__ = [
     "ScreenRoller",
     "SimulatedRoller",
     "TypedRoller",
+    "discover",
+    "find_roller",
     "typed_roll",
 ]

@@ -7,7 +7,8 @@
     python -m hardware info|ping|status [--port URL]
     python -m hardware watch --port URL             # print button rolls and connection changes
 
-Without --port the roller is found by USB id. Malformed input: a message on stderr and exit code 2; a roller
+Without --port the roller is found by USB id: 2e8a:0005 (MicroPython on an RP2040) unless --usb-id VID:PID
+is given (repeatable). Malformed input: a message on stderr and exit code 2; a roller
 that cannot be reached or misbehaves: a message and exit code 1.
 """
 
@@ -21,7 +22,7 @@ import time
 from collections.abc import Sequence
 
 from hardware.client import ButtonRollEvent, ConnectionEvent, DiceEvent, DiceRoller
-from hardware.discovery import candidate_ports, discover, find_roller
+from hardware.discovery import DEFAULT_USB_IDS, candidate_ports, discover, find_roller
 from hardware.errors import HardwareError, RollInputError
 from hardware.rolls import MAX_DICE, MIN_DICE, ScreenRoller, typed_roll
 
@@ -46,13 +47,28 @@ def _positive(text: str) -> float:
     return value
 
 
+def _usb_id(text: str) -> tuple[int, int]:
+    vid, sep, pid = text.partition(":")
+    try:
+        ids = (int(vid, 16), int(pid, 16))
+    except ValueError:
+        ids = (-1, -1)
+    if not sep or not all(0 <= i <= 0xFFFF for i in ids):
+        raise argparse.ArgumentTypeError(f"not a USB id VID:PID in hex, e.g. 2e8a:0005: {text!r}")
+    return ids
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seneschal dice", description="Talk to the USB dice roller.")
     sub = parser.add_subparsers(dest="command", required=True)
     port = argparse.ArgumentParser(add_help=False)
     port.add_argument("--port", help="pyserial URL or device path (default: find the roller by USB id)")
     port.add_argument("--timeout", type=_positive, default=2.0, help="seconds per request (default 2)")
-    sub.add_parser("list", help="list candidate ports and the rollers among them")
+    usb = argparse.ArgumentParser(add_help=False)
+    usb.add_argument("--usb-id", type=_usb_id, action="append", dest="usb_ids", metavar="VID:PID",
+                     help="USB id to look for, hex (repeatable; default 2e8a:0005, MicroPython on RP2040)")
+    port = argparse.ArgumentParser(add_help=False, parents=[port, usb])
+    sub.add_parser("list", parents=[usb], help="list candidate ports and the rollers among them")
     sub.add_parser("info", parents=[port], help="print the roller's HELLO")
     roll = sub.add_parser("roll", parents=[port], help="roll dice; prints one JSON line per roll")
     roll.add_argument("n", nargs="?", type=_dice_count, help="number of dice (1..10)")
@@ -68,8 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open(port: str | None, timeout: float, events: queue.Queue[DiceEvent]) -> DiceRoller:
-    url = port if port is not None else find_roller(timeout=timeout)
+def _open(
+    port: str | None, usb_ids: list[tuple[int, int]], timeout: float, events: queue.Queue[DiceEvent]
+) -> DiceRoller:
+    url = port if port is not None else find_roller(usb_ids, timeout=timeout)
     roller = DiceRoller(url, keepalive=None, on_event=events.put)
     roller.open(timeout)
     return roller
@@ -84,10 +102,11 @@ def _event_line(event: DiceEvent) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    usb_ids: list[tuple[int, int]] = args.usb_ids or list(DEFAULT_USB_IDS)
     if args.command == "list":
-        for candidate in candidate_ports():
+        for candidate in candidate_ports(usb_ids):
             print(f"{candidate.device}  {candidate.vid:04x}:{candidate.pid:04x}  {candidate.description}")
-        for info in discover():
+        for info in discover(usb_ids):
             print(json.dumps({"port": info.port, "device_id": info.device_id, "firmware": info.firmware}))
         return 0
     if args.command == "roll" and (args.screen or args.typed is not None):
@@ -102,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "roll" and args.n is None:
         raise RollInputError("roll needs a number of dice (1..10)")
     events: queue.Queue[DiceEvent] = queue.Queue()
-    roller = _open(args.port, args.timeout, events)
+    roller = _open(args.port, usb_ids, args.timeout, events)
     try:
         if args.command == "info":
             hello = roller.info

@@ -20,13 +20,15 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
 from hardware.errors import (
     DeviceDisconnectedError,
     DeviceRefusedError,
+    DeviceRestartedError,
     DeviceTimeoutError,
     HardwareError,
     ProtocolError,
@@ -55,7 +57,7 @@ from hardware.protocol import (
     encode_frame,
 )
 from hardware.rolls import Roll, RollSource
-from hardware.transport import DEFAULT_BAUDRATE, FrameTransport, SerialPort, open_port
+from hardware.transport import DEFAULT_BAUDRATE, FrameTransport, LinkDownError, SerialPort, open_port
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +160,7 @@ class LinkStats:
     button_duplicates: int = 0  # re-sent BUTTON_ROLLs already delivered (our ACK was lost)
     connects: int = 0
     disconnects: int = 0
+    restarts: int = 0  # the device rebooted under an open port (seen by NO_SESSION or STATUS counters)
 
 
 class _Pending:
@@ -178,9 +181,14 @@ class DiceRoller:
     `name` is what messages call it (default: the URL).
     A request without an explicit `timeout` gets `attempts` × `attempt_timeout` (1.25 s by default, as the
     protocol recommends); with one, it is re-sent every `attempt_timeout` until that time is up.
-    `on_event` receives `ButtonRollEvent`s and `ConnectionEvent`s on the driver's reader thread (post them to
-    the UI thread); without it they are put on the `events` queue. While connected and idle the client PINGs
-    the device every `keepalive` seconds (None: never) and treats three unanswered attempts as an unplug.
+    `on_event` receives `ButtonRollEvent`s and `ConnectionEvent`s on one of the driver's threads (post them to
+    the UI thread); without it they are put on the `events` queue. The callback must not call the roller's
+    requests (`open`, `roll`, `ping`, `status`, `hello`): they would wait for a reply that only the thread
+    running the callback can deliver, so they raise `HardwareError` at once instead (`close` is allowed).
+    While connected and idle the client checks the device every `keepalive` seconds (None: never) with
+    STATUS_REQ (PING if the device lacks STATUS) and treats three unanswered attempts as an unplug; STATUS
+    counters that went backwards mean the device rebooted under the open port: the client shakes hands
+    again and reports `ConnectionEvent(CONNECTED, reason="device restarted ...")`.
     """
 
     def __init__(
@@ -236,6 +244,8 @@ class DiceRoller:
         self._reconnector: threading.Thread | None = None
         self._keeper: threading.Thread | None = None
         self._counts: dict[str, int] = dict.fromkeys(LinkStats.__dataclass_fields__, 0)
+        self._local = threading.local()  # .emitting: this thread is running on_event
+        self._status_seen: tuple[int, int] | None = None  # (uptime_s, frames_ok): this session's last STATUS
 
     # ---------------------------------------------------------------------------------------- lifecycle
 
@@ -245,6 +255,7 @@ class DiceRoller:
         `DeviceNotFoundError` if the port cannot be opened, `DeviceTimeoutError` if nothing answers HELLO,
         `ProtocolError` if the device speaks another protocol version.
         """
+        self._not_from_callback("open")
         deadline = time.monotonic() + (self.hello_timeout if timeout is None else timeout)
         self._closing.clear()
         with self._request_lock:
@@ -316,38 +327,58 @@ class DiceRoller:
         """Roll `n` dice on the device.
 
         `DeviceTimeoutError` if no valid RESULT arrives in time, `DeviceDisconnectedError` if the link drops
-        (or is down for the whole timeout), `DeviceRefusedError` if the device refuses or restarted mid-roll.
-        None of these ever hides a roll: the device either rolled once for this request or not at all.
+        (or is down for the whole timeout), `DeviceRestartedError` if the device restarted while the ROLL was
+        being retried, `DeviceRefusedError` if the device refuses. None of these ever hides a roll: the device
+        either rolled once for this request or not at all, and the error's `device_may_have_rolled` says
+        whether it may have (the ROLL left for the device; its display may show dice nobody accepted).
         """
+        self._not_from_callback("roll")
         if type(n) is not int or not MIN_DICE <= n <= MAX_DICE:
             raise ValueError(f"cannot roll {n!r} dice; a roll has {MIN_DICE}..{MAX_DICE}")
 
         def request(transport: FrameTransport, info: DeviceInfo, deadline: float) -> Roll:
             if n > info.max_dice:
                 raise ValueError(f"cannot roll {n} dice; {info.device_id} rolls at most {info.max_dice}")
-            while True:
-                seq = self._take_seq(transport, deadline)
-                reply, sends = self._exchange(transport, RollRequest(seq, n), (Result, ErrorReply), deadline)
-                if isinstance(reply, Result):
-                    break
-                assert isinstance(reply, ErrorReply)
-                if reply.code is ErrorCode.NO_SESSION:
-                    # The device restarted since our HELLO. If it saw this seq only once it rolled nothing;
-                    # after several sends an earlier one may have rolled (and shown) dice before the restart.
-                    self._handshake(transport, deadline)
-                    if sends == 1:
-                        continue
-                    raise DeviceRefusedError(
-                        f"dice roller on {self.port_name!r} restarted during ROLL seq 0x{seq:04x}; "
-                        "no result was accepted: roll again",
-                        int(reply.code),
+            writes = 0  # ROLL frames of the current seq handed to the port (a failed write may still land)
+
+            def wrote() -> None:
+                nonlocal writes
+                writes += 1
+
+            try:
+                while True:
+                    seq = self._take_seq(transport, deadline)
+                    writes = 0
+                    reply, sends = self._exchange(
+                        transport, RollRequest(seq, n), (Result, ErrorReply), deadline, on_write=wrote
                     )
-                if reply.code in (ErrorCode.BUSY, ErrorCode.INTERNAL):  # nothing rolled: new seq
-                    self._sleep_until(deadline, RETRY_LATER if reply.code is ErrorCode.BUSY else 0.0)
-                    continue
-                raise self._refused(reply, f"ROLL of {n} dice")
-            if len(reply.dice) != n:
-                raise ProtocolError(f"device answered ROLL of {n} dice (seq 0x{seq:04x}) with {reply!r}")
+                    if isinstance(reply, Result):
+                        break
+                    assert isinstance(reply, ErrorReply)
+                    if reply.code is ErrorCode.NO_SESSION:
+                        with self._cond:
+                            self._counts["restarts"] += 1
+                        # The device restarted since our HELLO. If it saw this seq only once it rolled
+                        # nothing; after several sends an earlier one may have rolled (and shown) dice before
+                        # the restart, so rolling anew could make a second roll of one request.
+                        self._handshake(transport, deadline)
+                        if sends == 1:
+                            continue
+                        raise DeviceRestartedError(
+                            f"dice roller on {self.port_name!r} restarted during ROLL seq 0x{seq:04x} "
+                            f"(sent {sends} times); it may show dice that were not accepted: roll again",
+                            int(reply.code),
+                        )
+                    if reply.code in (ErrorCode.BUSY, ErrorCode.INTERNAL):  # nothing rolled: new seq
+                        self._sleep_until(deadline, RETRY_LATER if reply.code is ErrorCode.BUSY else 0.0)
+                        continue
+                    writes = 0  # refused: nothing rolled
+                    raise self._refused(reply, f"ROLL of {n} dice")
+                if len(reply.dice) != n:
+                    raise ProtocolError(f"device answered ROLL of {n} dice (seq 0x{seq:04x}) with {reply!r}")
+            except HardwareError as exc:
+                exc.device_may_have_rolled = writes > 0 and not isinstance(exc, _NotSent)
+                raise
             with self._cond:
                 _remember(self._answered, seq, reply.dice)
             return Roll(reply.dice, RollSource.DEVICE, self._clock(), device_id=info.device_id, seq=seq)
@@ -356,12 +387,14 @@ class DiceRoller:
 
     def ping(self, payload: bytes = b"", timeout: float | None = None) -> float:
         """Round trip of a PING in seconds; `ProtocolError` if the echo differs."""
+        self._not_from_callback("ping")
         if len(payload) > MAX_PING_PAYLOAD:
             raise ValueError(f"PING payload {payload!r} is longer than {MAX_PING_PAYLOAD} bytes")
         return self._request(timeout, lambda link, _info, deadline: self._ping(link, payload, deadline))
 
     def status(self, timeout: float | None = None) -> Status:
         """The device's health counters; `DeviceRefusedError` if it does not advertise STATUS."""
+        self._not_from_callback("status")
 
         def request(transport: FrameTransport, info: DeviceInfo, deadline: float) -> Status:
             if Capability.STATUS not in info.capabilities:
@@ -369,17 +402,13 @@ class DiceRoller:
                     f"dice roller {info.device_id} on {self.port_name!r} does not support STATUS",
                     int(ErrorCode.UNKNOWN_TYPE),
                 )
-            seq = self._take_seq(transport, deadline)
-            reply, _ = self._exchange(transport, StatusRequest(seq), (Status, ErrorReply), deadline)
-            if isinstance(reply, ErrorReply):
-                raise self._refused(reply, "STATUS_REQ")
-            assert isinstance(reply, Status)
-            return reply
+            return self._status(transport, deadline)
 
         return self._request(timeout, request)
 
     def hello(self, timeout: float | None = None) -> DeviceInfo:
         """Shake hands again (a new session on the device) and return what it says about itself."""
+        self._not_from_callback("hello")
         return self._request(timeout, lambda transport, _info, deadline: self._handshake(transport, deadline))
 
     # ------------------------------------------------------------------------------------------ helpers
@@ -398,6 +427,18 @@ class DiceRoller:
                 if not self.reconnect or time.monotonic() >= deadline:
                     raise
 
+    def _not_from_callback(self, what: str) -> None:
+        """Refuse a request from `on_event` (or from the reader thread): it would wait on itself."""
+        transport = self._transport
+        emitting: bool = getattr(self._local, "emitting", False)
+        if emitting or (transport is not None and transport.on_reader_thread()):
+            raise HardwareError(
+                f"DiceRoller.{what}() called from the dice roller's event callback on thread "
+                f"{threading.current_thread().name!r}: on_event runs on the driver's own thread, which must "
+                "deliver the reply, so the call would deadlock. Post the event to another thread (the UI "
+                "thread) and call the roller from there."
+            )
+
     def _deadline(self, timeout: float | None) -> float:
         return time.monotonic() + (self.attempts * self.attempt_timeout if timeout is None else timeout)
 
@@ -405,38 +446,27 @@ class DiceRoller:
     def _sleep_until(deadline: float, seconds: float) -> None:
         time.sleep(max(0.0, min(seconds, deadline - time.monotonic())))
 
-    class _SessionGuard:
-        """Waits for a connection, then holds the request lock (re-checking the link did not change)."""
-
-        def __init__(self, owner: DiceRoller, deadline: float) -> None:
-            self.owner = owner
-            self.deadline = deadline
-
-        def __enter__(self) -> tuple[FrameTransport, DeviceInfo]:
-            owner = self.owner
-            while True:
-                if owner._closing.is_set() or owner._state is ConnectionState.CLOSED:
-                    raise DeviceDisconnectedError(f"dice roller on {owner.port_name!r} is not open")
-                if not owner.reconnect and not owner._connected.is_set():
-                    raise DeviceDisconnectedError(f"dice roller on {owner.port_name!r} is disconnected")
-                if not owner._connected.wait(max(0.0, self.deadline - time.monotonic())):
-                    raise DeviceDisconnectedError(
-                        f"dice roller on {owner.port_name!r} is disconnected"
-                        + (" (reconnecting)" if owner.reconnect else "")
-                    )
-                if not owner._request_lock.acquire(timeout=max(0.0, self.deadline - time.monotonic())):
-                    raise DeviceTimeoutError(f"dice roller on {owner.port_name!r} stayed busy with others")
-                with owner._cond:
-                    transport, info = owner._transport, owner._info
-                if transport is not None and info is not None and owner._connected.is_set():
-                    return transport, info
-                owner._request_lock.release()
-
-        def __exit__(self, *exc: object) -> None:
-            self.owner._request_lock.release()
-
-    def _session(self, deadline: float) -> DiceRoller._SessionGuard:
-        return DiceRoller._SessionGuard(self, deadline)
+    @contextmanager
+    def _session(self, deadline: float) -> Iterator[tuple[FrameTransport, DeviceInfo]]:
+        """Wait for a connection, then hold the request lock (re-checking that the link did not change)."""
+        while True:
+            if self._closing.is_set() or self._state is ConnectionState.CLOSED:
+                raise DeviceDisconnectedError(f"dice roller on {self.port_name!r} is not open")
+            if not self.reconnect and not self._connected.is_set():
+                raise DeviceDisconnectedError(f"dice roller on {self.port_name!r} is disconnected")
+            if not self._connected.wait(max(0.0, deadline - time.monotonic())):
+                raise DeviceDisconnectedError(f"dice roller on {self.port_name!r} is down (reconnecting)")
+            if not self._request_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise DeviceTimeoutError(f"dice roller on {self.port_name!r} stayed busy with others")
+            with self._cond:
+                transport, info = self._transport, self._info
+            if transport is not None and info is not None and self._connected.is_set():
+                break
+            self._request_lock.release()
+        try:
+            yield transport, info
+        finally:
+            self._request_lock.release()
 
     def _take_seq(self, transport: FrameTransport, deadline: float) -> int:
         if self._seqs_left <= 0:  # every seq of this session used: never reuse one, start a new session
@@ -454,6 +484,31 @@ class DiceRoller:
             int(reply.code),
         )
 
+    def _status(self, transport: FrameTransport, deadline: float) -> Status:
+        """STATUS_REQ → STATUS. Counters that went backwards mean the device rebooted under the open port (a
+        UART or USB-serial link survives a reset): it has no session, so button rolls would be lost until the
+        next ROLL's NO_SESSION. Shake hands at once and report the new session."""
+        seq = self._take_seq(transport, deadline)
+        reply, _ = self._exchange(transport, StatusRequest(seq), (Status, ErrorReply), deadline)
+        if isinstance(reply, ErrorReply):
+            raise self._refused(reply, "STATUS_REQ")
+        assert isinstance(reply, Status)
+        with self._cond:
+            before, self._status_seen = self._status_seen, (reply.uptime_s, reply.frames_ok)
+        if before is not None and (reply.uptime_s < before[0] or reply.frames_ok < before[1]):
+            why = (
+                f"device restarted (uptime {reply.uptime_s} s after {before[0]} s, "
+                f"{reply.frames_ok} frames after {before[1]}, reset cause {reply.reset.name.lower()}): "
+                "new session"
+            )
+            log.warning("dice roller on %s: %s", self.port_name, why)
+            # The STATUS may have used up the caller's time; the handshake still gets a few attempts.
+            info = self._handshake(transport, max(deadline, time.monotonic() + 3 * self.attempt_timeout))
+            with self._cond:
+                self._counts["restarts"] += 1
+            self._emit(ConnectionEvent(ConnectionState.CONNECTED, info, why))
+        return reply
+
     def _ping(self, transport: FrameTransport, payload: bytes, deadline: float) -> float:
         seq = self._take_seq(transport, deadline)
         start = time.perf_counter()
@@ -467,12 +522,17 @@ class DiceRoller:
         return elapsed
 
     def _exchange(
-        self, transport: FrameTransport, request: HostMessage, expect: tuple[type, ...], deadline: float
+        self,
+        transport: FrameTransport,
+        request: HostMessage,
+        expect: tuple[type, ...],
+        deadline: float,
+        on_write: Callable[[], None] | None = None,
     ) -> tuple[Message, int]:
         """Send `request` until a reply of an `expect`ed type with its seq arrives; (reply, times sent).
 
         The same bytes are resent when an attempt times out, and at once when a frame is dropped while
-        waiting (perhaps it was our reply, corrupted).
+        waiting (perhaps it was our reply, corrupted). `on_write` is called before every write.
         """
         frame = encode_frame(request)
         pending = _Pending(request.seq, expect)
@@ -490,11 +550,15 @@ class DiceRoller:
                     )
                 with self._cond:
                     pending.nudged = False
+                if on_write is not None:
+                    on_write()
                 try:
                     transport.write(frame)
                 except HardwareError as exc:
                     self._lost(transport, exc)
-                    raise (_NotSent if sends == 0 else DeviceDisconnectedError)(
+                    # Only a write refused before any byte left is certainly unseen by the device.
+                    unseen = sends == 0 and isinstance(exc, LinkDownError)
+                    raise (_NotSent if unseen else DeviceDisconnectedError)(
                         f"dice roller on {self.port_name!r} went away during {request!r}: {exc}"
                     ) from exc
                 sends += 1
@@ -539,6 +603,7 @@ class DiceRoller:
             self._next_seq = (hello_seq + 1) % SEQ_MODULUS
             self._seqs_left = SEQ_MODULUS - 1
             self._answered.clear()
+            self._status_seen = None
             self._info = self._last_info = info
         return info
 
@@ -707,11 +772,15 @@ class DiceRoller:
                 continue  # a request is on the wire: that is a liveness check too
             try:
                 with self._cond:
-                    if self._transport is not transport or not self._connected.is_set():
+                    info = self._info
+                    if self._transport is not transport or not self._connected.is_set() or info is None:
                         continue
                 deadline = time.monotonic() + KEEPALIVE_ATTEMPTS * self.attempt_timeout
                 try:
-                    self._ping(transport, b"", deadline)
+                    if Capability.STATUS in info.capabilities:  # also notices a reboot under an open port
+                        self._status(transport, deadline)
+                    else:
+                        self._ping(transport, b"", deadline)
                 except DeviceTimeoutError as exc:
                     self._lost(transport, exc)
                 except HardwareError as exc:
@@ -723,7 +792,11 @@ class DiceRoller:
         if self.on_event is None:
             self.events.put(event)
             return
+        outer: bool = getattr(self._local, "emitting", False)  # a callback may close(), which emits CLOSED
+        self._local.emitting = True
         try:
             self.on_event(event)
         except Exception:
             log.exception("dice roller on %s: on_event(%r) failed", self.port_name, event)
+        finally:
+            self._local.emitting = outer

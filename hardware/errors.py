@@ -29,7 +29,14 @@ class Rejection(enum.Enum):
 
 
 class HardwareError(OSError):
-    """Base of every error the dice-roller driver raises on purpose."""
+    """Base of every error the dice-roller driver raises on purpose.
+
+    `device_may_have_rolled` is True on an error from `DiceRoller.roll` raised after the ROLL request left for
+    the device (a timeout, a disconnect mid-request, a restart mid-roll): the device may have rolled and shown
+    dice that the host never accepted. It is False when the device certainly rolled nothing for the call.
+    """
+
+    device_may_have_rolled: bool = False
 
 
 class ProtocolError(HardwareError):
@@ -49,6 +56,14 @@ class DeviceRefusedError(ProtocolError):
     def __init__(self, message: str, code: int) -> None:
         super().__init__(message)
         self.code = code
+
+
+class DeviceRestartedError(DeviceRefusedError):
+    """The device restarted while a ROLL was being retried (it answered the retry NO_SESSION): an earlier send
+    may have rolled and shown dice before the restart, and no result was accepted. The client has already
+    shaken hands again; the app should tell the players and roll again (a new roll, not a retry)."""
+
+    device_may_have_rolled = True
 
 
 class DeviceTimeoutError(HardwareError, TimeoutError):

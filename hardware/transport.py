@@ -32,6 +32,10 @@ DEFAULT_WRITE_TIMEOUT = 1.0
 _PORT_ERRORS = (serial.SerialException, OSError, TypeError, AttributeError)
 
 
+class LinkDownError(DeviceDisconnectedError):
+    """A write refused because the link was already down: not one byte of it reached the port."""
+
+
 class SerialPort(Protocol):
     """The part of `serial.Serial` the transport uses. `read` returns b"" after the port's read timeout."""
 
@@ -51,10 +55,14 @@ def open_port(
     read_timeout: float = READ_POLL,
     write_timeout: float = DEFAULT_WRITE_TIMEOUT,
 ) -> SerialPort:
-    """Open `url` with pyserial; `DeviceNotFoundError` quoting the URL when it cannot be opened."""
+    """Open `url` with pyserial; `DeviceNotFoundError` quoting the URL when it cannot be opened.
+
+    Device ports are locked (flock) so that a second program, or a second roller object, gets a clear error
+    instead of silently sharing the byte stream.
+    """
     try:
         port: SerialPort = serial.serial_for_url(
-            url, baudrate=baudrate, timeout=read_timeout, write_timeout=write_timeout
+            url, baudrate=baudrate, timeout=read_timeout, write_timeout=write_timeout, exclusive=True
         )
     except (serial.SerialException, OSError, ValueError) as exc:
         raise DeviceNotFoundError(f"cannot open dice roller port {url!r}: {exc}") from exc
@@ -97,10 +105,17 @@ class FrameTransport:
     def alive(self) -> bool:
         return self._alive.is_set()
 
+    def on_reader_thread(self) -> bool:
+        """Whether the caller is this transport's reader thread (where every callback runs)."""
+        return threading.current_thread() is self._thread
+
     def write(self, data: bytes) -> None:
-        """Write raw bytes; `DeviceDisconnectedError` / `DeviceTimeoutError` if the port fails or stalls."""
+        """Write raw bytes; `DeviceDisconnectedError` / `DeviceTimeoutError` if the port fails or stalls.
+
+        Only `LinkDownError` guarantees that nothing was written: pyserial can fail a write after sending it.
+        """
         if not self._alive.is_set():
-            raise DeviceDisconnectedError(f"{self.name}: port is closed; cannot write {data.hex(' ')!r}")
+            raise LinkDownError(f"{self.name}: port is closed; cannot write {data.hex(' ')!r}")
         try:
             with self._write_lock:
                 self.port.write(data)
@@ -150,9 +165,10 @@ class FrameTransport:
                     log.exception("%s: handling %r", self.name, message)
         self._alive.clear()
         if error is not None and not self._closed:
-            with contextlib.suppress(*_PORT_ERRORS):
-                self.port.close()
+            # Report first: closing can be slow (pyserial's socket:// close sleeps 0.3 s).
             try:
                 self._on_lost(error)
             except Exception:
                 log.exception("%s: handling the lost connection", self.name)
+            with contextlib.suppress(*_PORT_ERRORS):
+                self.port.close()

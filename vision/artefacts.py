@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.knights import mask_share
 from vision.tags import CARD_H_MM, CARD_W_MM, CODE_MM
 
 Quad = npt.NDArray[np.float64]  # 4x2 corners, image pixels (or table-plane units once mapped)
@@ -60,10 +61,17 @@ def card_region(sticker: Quad) -> Quad:
     return np.asarray(corners, dtype=np.float64)
 
 
-def looks_like_a_code(gray: npt.NDArray[np.uint8], quad: Quad) -> bool:
+def looks_like_a_code(image: npt.NDArray[np.uint8], quad: Quad) -> bool:
     """True when the quad holds a QR-like mix of paper white and ink black (an unread but present sticker)."""
+    h, w = image.shape[:2]
+    x0, y0 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(quad.max(axis=0)).astype(int) + 1, 0, [w, h])
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return False
+    crop = image[y0:y1, x0:x1]
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     mask = np.zeros(gray.shape, np.uint8)
-    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
+    cv2.fillConvexPoly(mask, np.round(quad - [x0, y0]).astype(np.int32), 255)
     pixels = gray[mask > 0]
     if pixels.size < 16:
         return False
@@ -93,8 +101,10 @@ class ArtefactTracker:
         stickers: Mapping[str, Quad],
         image_to_table: Homography | None,
         occluders: npt.NDArray[np.uint8] | None = None,
+        occluder_scale: float = 1.0,
     ) -> ArtefactObservation:
-        """Judge every known card. `stickers`: artefact id -> sticker corners decoded in this frame."""
+        """Judge every known card. `stickers`: artefact id -> sticker corners decoded in this frame;
+        `occluders`: the occluder mask, `occluder_scale` times the frame's size."""
         sides: dict[str, bool] = {}
         hidden: set[str] = set()
         regions: dict[str, Quad] = {}
@@ -108,7 +118,6 @@ class ArtefactTracker:
             return ArtefactObservation(sides, frozenset(self.known - set(sides)), regions)
         table_to_image: Homography = np.asarray(np.linalg.inv(image_to_table), np.float64)
         h, w = image.shape[:2]
-        gray: npt.NDArray[np.uint8] = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
         for art in sorted(self.known - set(sides)):
             on_table = self._sticker_on_table.get(art)
             if on_table is None:
@@ -120,19 +129,11 @@ class ArtefactTracker:
                 np.all(region[:, 0] >= 0) and np.all(region[:, 0] < w)
                 and np.all(region[:, 1] >= 0) and np.all(region[:, 1] < h)
             )
-            if not inside or looks_like_a_code(gray, sticker) or self._occluded(region, occluders):
+            covered = bool(
+                occluders is not None and mask_share(occluders, region, occluder_scale) > self.max_occluded
+            )
+            if not inside or covered or looks_like_a_code(image, sticker):
                 hidden.add(art)
             else:
                 sides[art] = False
         return ArtefactObservation(sides, frozenset(hidden), regions)
-
-    def _occluded(self, region: Quad, occluders: npt.NDArray[np.uint8] | None) -> bool:
-        if occluders is None:
-            return False
-        mask = np.zeros(occluders.shape[:2], np.uint8)
-        cv2.fillConvexPoly(mask, np.round(region).astype(np.int32), 1)
-        area = int(np.count_nonzero(mask))
-        if area == 0:
-            return True
-        covered = int(np.count_nonzero(occluders[mask > 0]))
-        return covered > self.max_occluded * area

@@ -43,6 +43,7 @@ VERSION = 1
 WHITE_TARGET = 235.0
 L_WEIGHT = 0.35
 SHADE_RANGE = (0.85, 2.0)
+CHROMA_TOLERANCE = 0.5
 DEFAULT_THRESHOLD = 24.0
 # The nearest reference must be at least this much closer than the runner-up to be trusted.
 DEFAULT_MARGIN = 6.0
@@ -224,9 +225,16 @@ class ColourCalibration:
             distance=float(d[best]),
             runner_up=None if second is None else self._colours[second],
             runner_up_distance=math.inf if second is None else float(d[second]),
-            threshold=self.threshold,
+            threshold=self.threshold_for(self._colours[best]),
             margin=self.margin,
         )
+
+    def threshold_for(self, colour: Colour) -> float:
+        """The rejection distance around one reference: saturated colours tolerate more (glare washes them
+        out, and the margin to the runner-up still guards against confusions); neutral ones `threshold`."""
+        _l, a, b = self.references[colour]
+        chroma = min(math.hypot(a, b), 70.0)
+        return self.threshold * (1.0 + CHROMA_TOLERANCE * chroma / 70.0)
 
     def match(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> ColourMatch:
         """Classify a BGR body colour seen in a frame whose sticker white is `white_bgr` (None: as is)."""

@@ -119,7 +119,11 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     result, image = last[0]
     if not args.every:
-        print(json.dumps(result.to_json(), indent=2))
+        doc = result.to_json()
+        if single and doc["frame"] is not None:
+            # One still picture: its own reading is the answer (no hand can "finish a move" in it).
+            doc["reading"] = doc["frame"]
+        print(json.dumps(doc, indent=2))
     if args.show:
         import numpy as np
 

@@ -86,7 +86,9 @@ def _metric_affine(quads: FloatArray, side: float) -> FloatArray:
     e2 = ((quads[:, 3] - quads[:, 0]) + (quads[:, 2] - quads[:, 1])) / 2
     rows, rhs = [], []
     for e, f, target in ((e1, e1, side * side), (e2, e2, side * side), (e1, e2, 0.0)):
-        rows.append(np.stack([e[:, 0] * f[:, 0], e[:, 0] * f[:, 1] + e[:, 1] * f[:, 0], e[:, 1] * f[:, 1]], 1))
+        rows.append(
+            np.stack([e[:, 0] * f[:, 0], e[:, 0] * f[:, 1] + e[:, 1] * f[:, 0], e[:, 1] * f[:, 1]], 1)
+        )
         rhs.append(np.full(len(e), target))
     sol, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
     m = np.array([[sol[0], sol[1]], [sol[1], sol[2]]])
@@ -117,47 +119,68 @@ def _levenberg_marquardt(h0: FloatArray, quads: FloatArray, side: float, iters: 
     denorm = np.linalg.inv(norm)
     g0 = h0 @ denorm  # maps normalised image coords -> table
 
+    # No translation parameters: with an affine start, moving the image is moving the table frame, which the
+    # cost cannot see (and neither can a turn of the table frame: the ridge below keeps that one still).
     def make(p: FloatArray) -> FloatArray:
-        d = np.array([[1 + p[0], p[1], p[2]], [p[3], 1 + p[4], p[5]], [p[6], p[7], 1.0]])
+        d = np.array([[1 + p[0], p[1], 0.0], [p[2], 1 + p[3], 0.0], [p[4], p[5], 1.0]])
         return np.asarray(g0 @ d @ norm, np.float64)
 
-    p = np.zeros(8)
+    npar = 6
+    p = np.zeros(npar)
     r = _cost(make(p), quads, side)
     cost = float(r @ r)
     lam = 1e-3
-    eps = 1e-6
+    eps = 1e-7
     for _ in range(iters):
-        jac = np.empty((len(r), 8))
-        for k in range(8):
+        jac = np.empty((len(r), npar))
+        for k in range(npar):
             dp = p.copy()
             dp[k] += eps
             jac[:, k] = (_cost(make(dp), quads, side) - r) / eps
         jtj = jac.T @ jac
         g = jac.T @ r
+        ridge = 1e-6 * float(np.trace(jtj)) / npar + 1e-12
         improved = False
-        for _try in range(8):
-            step = np.linalg.solve(jtj + lam * np.diag(np.diag(jtj) + 1e-9), -g)
+        step: FloatArray = np.zeros(npar)
+        for _try in range(10):
+            step = np.asarray(
+                np.linalg.solve(jtj + lam * np.diag(np.diag(jtj)) + ridge * np.eye(npar), -g), np.float64
+            )
             cand = p + step
             rc = _cost(make(cand), quads, side)
             cc = float(rc @ rc)
             if np.isfinite(cc) and cc < cost:
+                gain = cost - cc
                 p, r, cost = cand, rc, cc
                 lam = max(lam / 3, 1e-9)
-                improved = True
+                improved = gain > 1e-7 * (cost + gain)
                 break
             lam *= 4
-        if not improved or float(np.linalg.norm(step)) < 1e-9:
+        if not improved or float(np.linalg.norm(step)) < 1e-10:
             break
     return make(p)
 
 
-def fit_plane(corner_sets: Sequence[FloatArray], code_mm: float = CODE_MM, *,
-              outlier_mm: float = 3.0) -> PlaneFit | None:
-    """The table plane from codes' image corners (each 4x2, TL/TR/BR/BL); None without any code."""
+def fit_plane(
+    corner_sets: Sequence[FloatArray],
+    code_mm: float = CODE_MM,
+    *,
+    outlier_mm: float = 3.0,
+    initial: FloatArray | None = None,
+) -> PlaneFit | None:
+    """The table plane from codes' image corners (each 4x2, TL/TR/BR/BL); None without any code.
+
+    `initial` (an image -> table homography, e.g. the previous frame's) starts the search when it explains
+    the codes better than the affine start: a fixed camera then converges in a step or two."""
     if len(corner_sets) == 0:
         return None
     quads = np.stack([np.asarray(c, np.float64).reshape(4, 2) for c in corner_sets])
     h = _metric_affine(quads, code_mm)
+    if initial is not None and np.all(np.isfinite(initial)):
+        start = np.asarray(initial, np.float64)
+        c0, c1 = _cost(h, quads, code_mm), _cost(start, quads, code_mm)
+        if np.all(np.isfinite(c1)) and float(c1 @ c1) < float(c0 @ c0):
+            h = start
     inliers = np.arange(len(quads))
     if len(quads) >= 3:
         h = _levenberg_marquardt(h, quads, code_mm)
@@ -183,7 +206,7 @@ def _residuals(h: FloatArray, quads: FloatArray, side: float) -> FloatArray:
 def _align_to_image(h: FloatArray, points: FloatArray) -> FloatArray:
     """Rotate and shift the table frame: x along the image's x at the codes' centre, origin there."""
     centre = points.mean(axis=0)
-    p = apply_homography(h, np.array([centre, centre + [10.0, 0.0]]))
+    p = apply_homography(h, np.array([centre, centre + np.array([10.0, 0.0])]))
     d = p[1] - p[0]
     a = -math.atan2(float(d[1]), float(d[0]))
     c, s = math.cos(a), math.sin(a)

@@ -41,7 +41,7 @@ class TileEstimate:
 
 @dataclass(frozen=True, slots=True)
 class Lattice:
-    angle: float  # radians: direction of the lattice's q axis on the table, in [-30, 30) degrees
+    angle: float  # radians: direction of the lattice's q axis on the table (fitted in [-30, 30) degrees)
     pitch: float  # mm between neighbouring centres
     origin: tuple[float, float]  # table mm of Hex(0, 0)
 
@@ -68,8 +68,15 @@ class Lattice:
         """A tile's six corners (table mm) around `centre`, turned `turn` radians off the lattice."""
         size = self.hex_size
         a0 = self.angle + turn
-        return np.array([[centre[0] + size * math.cos(math.radians(60 * i - 30) + a0),
-                          centre[1] + size * math.sin(math.radians(60 * i - 30) + a0)] for i in range(6)])
+        return np.array(
+            [
+                [
+                    centre[0] + size * math.cos(math.radians(60 * i - 30) + a0),
+                    centre[1] + size * math.sin(math.radians(60 * i - 30) + a0),
+                ]
+                for i in range(6)
+            ]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +102,9 @@ def _circular_mean60(angles: FloatArray, weights: FloatArray | None = None) -> f
     return float(_mod60(float(np.angle(z)) / 6.0))
 
 
-def fit_lattice(tiles: Sequence[TileEstimate], nominal_pitch: float = TILE_ACROSS_FLATS_MM,
-                *, max_residual: float = 0.62) -> LatticeFit | None:
+def fit_lattice(
+    tiles: Sequence[TileEstimate], nominal_pitch: float = TILE_ACROSS_FLATS_MM, *, max_residual: float = 0.62
+) -> LatticeFit | None:
     """Fit the lattice and assign hexes; None without tiles."""
     if not tiles:
         return None
@@ -112,6 +120,13 @@ def fit_lattice(tiles: Sequence[TileEstimate], nominal_pitch: float = TILE_ACROS
         ok = nn[(nn > 0.6 * nominal_pitch) & (nn < 1.6 * nominal_pitch)]
         if len(ok) >= 2:
             pitch = float(np.median(ok))
+            # the nearest neighbour is the closest of up to six, so shifted tiles bias it low: take the median
+            # of all neighbour-like pairs instead, twice, each time around the last estimate
+            pairs = d[np.triu_indices(n, 1)]
+            for _ in range(2):
+                near = pairs[(pairs > 0.7 * pitch) & (pairs < 1.35 * pitch)]
+                if len(near) >= 3:
+                    pitch = float(np.median(near))
     # direction: neighbour pairs plus sticker edge normals, modulo 60 degrees
     angles: list[float] = []
     weights: list[float] = []
@@ -183,8 +198,9 @@ def _residual_norms(frac: FloatArray) -> FloatArray:
 _STEPS = np.array([[0, 0], [1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]], np.float64)
 
 
-def _assign(tiles: Sequence[TileEstimate], lattice: Lattice,
-            max_residual: float) -> tuple[dict[str, Hex], dict[str, float], list[str]]:
+def _assign(
+    tiles: Sequence[TileEstimate], lattice: Lattice, max_residual: float
+) -> tuple[dict[str, Hex], dict[str, float], list[str]]:
     pts = np.array([[t.x, t.y] for t in tiles], np.float64)
     frac = lattice.to_axial(pts)
     base = _round_axial(frac)
@@ -227,7 +243,7 @@ def _refine(tiles: Sequence[TileEstimate], hexes: dict[str, Hex], lattice: Latti
     b = np.array(dst)
     ma, mb = a.mean(axis=0), b.mean(axis=0)
     ac, bc = a - ma, b - mb
-    var = float(np.sum(ac ** 2))
+    var = float(np.sum(ac**2))
     if var < 1e-9:
         return None
     cov = bc.T @ ac / len(a)

@@ -2,11 +2,13 @@
 
 Dice are found by V3's reader (`vision.dice.read_dice`), run once over the union of all knight locations
 (territory and castle polygons from the map reading, grown a little so that a die overhanging a tile edge is
-still found). Each die is then assigned to the location whose polygon contains its centre on the table plane
-(the image centre mapped by the map's homography); a die whose centre lies in the gap between two tiles goes
-to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the supply next to the
-board, a die in someone's hand) belongs to no location. Its player is its top face's body colour classified by
-the `ColourCalibration` after white balance from the stickers' white; its knights are its pips.
+still found). Each die is then assigned to the location whose polygon contains its centre on the table plane:
+the centre of its box in the image lies above the table (half a die up for a box around the whole die), so it
+is mapped through the homography of the plane at that height (`plane_at_height`), which puts it over the
+die's footprint even when the camera is tilted 35 degrees. A die whose centre lies in the gap between two
+tiles goes to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the supply next
+to the board, a die in someone's hand) belongs to no location. Its player is its top face's body colour
+classified by the `ColourCalibration` after white balance from the stickers' white; its knights are its pips.
 
 A location is *unsure* when a die on it has a colour no calibration accepts or pips the reader is unsure of;
 *occluded* when the occluder mask (a hand, an arm) covers more than `max_occluded` of its polygon.
@@ -24,6 +26,7 @@ import numpy.typing as npt
 
 from engine.colours import Colour
 from vision.calibration import ColourCalibration, ColourMatch, die_body_colour, white_balance_gains
+from vision.tags import DIE_MM
 
 Image = npt.NDArray[np.uint8]
 Polygon = npt.NDArray[np.float64]  # Nx2, image pixels
@@ -100,9 +103,60 @@ class KnightsReading:
 
 def _to_table(points: npt.ArrayLike, homography: Homography | None) -> npt.NDArray[np.float64]:
     p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    if homography is None:
+    if homography is None or len(p) == 0:
         return p
     return np.asarray(cv2.perspectiveTransform(p.reshape(-1, 1, 2), homography), np.float64).reshape(-1, 2)
+
+
+NOMINAL_HFOV_DEG = 64.0  # a typical tablet / USB camera, used when the view is too square-on to tell
+
+
+def plane_at_height(
+    table_to_image: Homography, image_size: tuple[int, int], height_mm: float
+) -> Homography:
+    """The homography table (mm) -> image for the plane `height_mm` above the table (a die's top face).
+
+    The camera is recovered from the table's homography assuming square pixels and the principal point at the
+    image centre: the focal length from the orthogonality of the table's axes (Zhang), or `NOMINAL_HFOV_DEG`
+    when the view is too square-on to tell (then the height barely matters anyway).
+    """
+    w, h = image_size
+    k0 = np.array([[1.0, 0, w / 2.0], [0, 1.0, h / 2.0], [0, 0, 1.0]])
+    a = np.linalg.inv(k0) @ np.asarray(table_to_image, np.float64)
+    a1, a2 = a[:, 0], a[:, 1]
+    nominal = (w / 2.0) / np.tan(np.radians(NOMINAL_HFOV_DEG / 2.0))
+    f = nominal
+    denom = a1[2] * a2[2]
+    if abs(denom) > 1e-12:
+        f2 = -(a1[0] * a2[0] + a1[1] * a2[1]) / denom
+        if f2 > 0 and 0.33 * nominal < np.sqrt(f2) < 3.0 * nominal:
+            f = float(np.sqrt(f2))
+    k = np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
+    m = np.linalg.inv(k) @ np.asarray(table_to_image, np.float64)
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    if m[2, 2] * scale < 0:  # the table must be in front of the camera
+        scale = -scale
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    r3 = np.cross(r1, r2)
+    r3 /= max(float(np.linalg.norm(r3)), 1e-12)
+    # "Up" is the side of the table the camera is on: its centre is -R^T t.
+    rot = np.column_stack([r1, r2, r3])
+    centre = -rot.T @ t
+    up = 1.0 if centre[2] > 0 else -1.0
+    hom: Homography = k @ np.column_stack([r1, r2, t + up * height_mm * r3])
+    return hom
+
+
+def centres_on_table(
+    centres: Sequence[tuple[float, float]],
+    image_to_table: Homography,
+    image_size: tuple[int, int],
+    height_mm: float,
+) -> npt.NDArray[np.float64]:
+    """Table-plane positions (mm) under image points that lie `height_mm` above the table."""
+    table_to_image: Homography = np.asarray(np.linalg.inv(image_to_table), np.float64)
+    lifted = plane_at_height(table_to_image, image_size, height_mm)
+    return _to_table(centres, np.asarray(np.linalg.inv(lifted), np.float64))
 
 
 def assign_to_locations(
@@ -110,8 +164,10 @@ def assign_to_locations(
     polygons: Mapping[str, Polygon],
     image_to_table: Homography | None = None,
     edge_tolerance: float = 0.2,
+    table_points: npt.NDArray[np.float64] | None = None,
 ) -> list[str | None]:
-    """The location each centre lies in on the table plane (see the module docstring), or None."""
+    """The location each centre lies in on the table plane (see the module docstring), or None.
+    `table_points`, when given, are the centres already on the table plane (e.g. corrected for height)."""
     if not polygons or not centres:
         return [None] * len(centres)
     names = list(polygons)
@@ -120,7 +176,7 @@ def assign_to_locations(
     for poly in table_polys:
         centre = poly.mean(axis=0)
         sizes.append(float(np.mean(np.linalg.norm(poly - centre, axis=1))))
-    points = _to_table(centres, image_to_table)
+    points = table_points if table_points is not None else _to_table(centres, image_to_table)
     out: list[str | None] = []
     for x, y in points:
         best, best_score = None, -np.inf
@@ -143,7 +199,7 @@ def polygon_mask(shape: tuple[int, ...], polygons: Sequence[Polygon], grow_px: i
     return mask
 
 
-def _in_frame_share(shape: tuple[int, ...], poly: Polygon) -> float:
+def in_frame_share(shape: tuple[int, ...], poly: Polygon) -> float:
     """Share of a convex polygon's area that lies inside the frame."""
     h, w = shape[:2]
     p = poly.astype(np.float32).reshape(-1, 2)
@@ -190,6 +246,7 @@ def read_knights(
     edge_tolerance: float = 0.2,
     max_occluded: float = 0.15,
     min_in_frame: float = 0.9,
+    die_height_mm: float = DIE_MM / 2.0,
 ) -> KnightsReading:
     """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
     lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`."""
@@ -198,7 +255,7 @@ def read_knights(
     seen: set[str] = set()
     occluded: set[str] = set()
     for loc, poly in locs.items():
-        if _in_frame_share(image.shape, poly) >= min_in_frame:
+        if in_frame_share(image.shape, poly) >= min_in_frame:
             seen.add(loc)
             if occluders is not None and mask_share(occluders, poly) > max_occluded:
                 occluded.add(loc)
@@ -208,7 +265,11 @@ def read_knights(
         region = polygon_mask(image.shape, [grown(p, 1.12) for p in locs.values()])
         found = list(reader(image, region=region, calibration=calibration))
         centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]
-        where = assign_to_locations(centres, locs, image_to_table, edge_tolerance)
+        table_points = None
+        if image_to_table is not None and die_height_mm:
+            size = (image.shape[1], image.shape[0])
+            table_points = centres_on_table(centres, image_to_table, size, die_height_mm)
+        where = assign_to_locations(centres, locs, image_to_table, edge_tolerance, table_points)
         for die, centre, place in zip(found, centres, where, strict=True):
             box = tuple(int(v) for v in die.box)
             body = die_body_colour(image, (box[0], box[1], box[2], box[3]))
@@ -256,7 +317,8 @@ def occluder_mask(
 ) -> Image:
     """Smooth skin-coloured blobs (hands, arms) as a full-size mask; small specks (a red die) are dropped.
 
-    With `full_size=False` the mask is returned at `scale` of the frame's size.
+    With `full_size=False` the mask is returned at `scale` of the frame's size (`scale` is rounded to one over
+    a whole number).
 
     Skin is found in YCrCb (Cr 135..180, Cb 85..135, Y > 40, a widely used range that holds across skin tones
     under balanced light, hence the white balance from `white_bgr` first) at reduced resolution, then cleaned
@@ -265,12 +327,16 @@ def occluder_mask(
     and yellow ones, are far smaller than `min_area_share` of the frame and so never count as occluders.
     """
     h, w = image.shape[:2]
-    small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+    factor = max(1, round(1.0 / scale))
+    # Bilinear point sampling for big shrinks (INTER_AREA costs 20-40 ms on a 4K frame): aliasing can only
+    # make a surface look more textured, so a smooth hand stays smooth and textured art is not taken for one.
+    interpolation = cv2.INTER_AREA if factor <= 3 else cv2.INTER_LINEAR
+    small = cv2.resize(image, (max(1, w // factor), max(1, h // factor)), interpolation=interpolation)
     if white_bgr is not None:
         gains = np.asarray(white_balance_gains(white_bgr), np.float32)
         small = np.clip(small.astype(np.float32) * gains, 0, 255).astype(np.uint8)
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
-    skin = cv2.inRange(ycc, np.array([40, 135, 85], np.uint8), np.array([255, 180, 135], np.uint8))
+    skin = cv2.inRange(ycc, np.array([40, 133, 77], np.uint8), np.array([255, 173, 127], np.uint8))
     # Skin is smooth at this scale; printed tile art, wood grain and dice edges are not.
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mean = cv2.blur(gray, (5, 5))

@@ -43,9 +43,13 @@ log = logging.getLogger(__name__)
 FloatArray = npt.NDArray[np.float64]
 
 REDUCED_MAX_SIDE = 2000  # frames larger than this are searched at half resolution first
-TARGET_MODULE_PX = 3.5  # refinement enlarges crops so modules reach about this size
+# refinement enlarges (and sharpens) crops so modules reach about this size (zbar is slower per pixel)
+TARGET_MODULE_PX = {Backend.ZXING: 5.5, Backend.PYZBAR: 3.5}
 MAX_REFINE_CROPS = 80
 REFINE_ROUNDS = 3
+# no new refinement round starts after this much time on a frame
+REFINE_BUDGET_MS = {Backend.ZXING: 150.0, Backend.PYZBAR: 600.0}
+ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
 
 
 class MapStatus(Enum):
@@ -89,11 +93,10 @@ class MapReading:
         return dict(self.tiles)
 
     def polygon_of(self, hx: Hex) -> FloatArray | None:
-        """The image outline of the lattice cell `hx` (where a tile there would lie), if the plane is known."""
+        """The image outline of lattice cell `hx` (where a tile there would lie), if the plane is known."""
         if self.lattice is None or self.table_to_image is None:
             return None
-        ref = self.hexes and next(iter(self.hexes.items()))
-        if not ref:
+        if not self.hexes:
             return None
         centre = self.lattice.centre(hx)
         return apply_homography(self.table_to_image, self.lattice.corners(centre))
@@ -114,8 +117,9 @@ class MapReading:
 
 
 def _failed(status: MapStatus, problem: str, size: tuple[int, int], start: float) -> MapReading:
-    return MapReading(status, problems=(problem,), frame_size=size,
-                      elapsed_ms=(time.perf_counter() - start) * 1000.0)
+    return MapReading(
+        status, problems=(problem,), frame_size=size, elapsed_ms=(time.perf_counter() - start) * 1000.0
+    )
 
 
 def read_map(
@@ -125,6 +129,7 @@ def read_map(
     backend: Backend = Backend.ZXING,
     previous: MapReading | None = None,
     refine: bool = True,
+    budget_ms: float | None = None,
 ) -> MapReading:
     """Read the map from a BGR (or grey) frame up to 3840x2160. See the module docstring."""
     start = time.perf_counter()
@@ -139,30 +144,63 @@ def read_map(
     size = (w, h)
     small = gray[:: max(1, h // 64), :: max(1, w // 64)]
     if float(small.std()) < 2.0:
-        return _failed(MapStatus.BLANK, f"the frame is blank (uniform grey level {float(small.mean()):.0f}): "
-                                        "lens covered, lights off, or the camera sends nothing", size, start)
+        return _failed(
+            MapStatus.BLANK,
+            f"the frame is blank (uniform grey level {float(small.mean()):.0f}): "
+            "lens covered, lights off, or the camera sends nothing",
+            size,
+            start,
+        )
 
     # 1. find at reduced resolution
-    factor = 2 if max(w, h) > REDUCED_MAX_SIDE else 1
+    # (pyzbar's own candidate search already works at reduced resolution and decodes full-resolution crops)
+    factor = 2 if max(w, h) > REDUCED_MAX_SIDE and backend is Backend.ZXING else 1
     work = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
     t0 = time.perf_counter()
     first = decode_tags(work, backend)
     timings["decode_ms"] = (time.perf_counter() - t0) * 1000.0
     tags = [_scaled(t, factor) for t in first.tags]
     ignored = [_scaled_ignored(i, factor) for i in first.ignored]
-
     known = _known_ids(catalogue)
     tile_tags, cards, rejected = _split(tags, known)
     ignored.extend(rejected)
-    solution = _solve(tile_tags)
+    # With a previous reading that shares tiles with this frame we are "warm": the map does not change
+    # during a game, so only tiles the previous reading had and this frame lacks are looked for again.
+    prev_ids = set(previous.hexes) if previous is not None else set()
+    found_ids = {t.payload.id for t in tile_tags}
+    warm = bool(prev_ids & found_ids)
 
-    # 2. refine at full resolution where the lattice expects stickers we did not read; a tile found this way
+    # small modules (a big map in a 1080p frame, a far camera) or nothing found: search again with more
+    # pixels per module, the full-resolution frame or, when that is what we searched, an enlarged one
+    module = float(np.median([t.module_px for t in first.tags])) if first.tags else 0.0
+    need_more = len(prev_ids & found_ids) < 0.5 * len(prev_ids) if warm else module < ESCALATE_MODULE_PX
+    if refine and backend is Backend.ZXING and need_more:
+        t0 = time.perf_counter()
+        second = decode_tags(gray, backend) if factor > 1 else decode_tags(gray, backend, upscale=2.0)
+        timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
+        more_tiles, more_cards, more_rejected = _split([_scaled(t, 1) for t in second.tags], known)
+        tile_tags = _merge(tile_tags, more_tiles)
+        for k, v in more_cards.items():
+            cards.setdefault(k, v)
+        ignored.extend(more_rejected)
+        ignored.extend(i for i in second.ignored if not _seen(ignored, i))
+    initial = previous.homography if previous is not None and warm else None
+    solution = _solve(tile_tags, initial)
+
+    # refine at full resolution where the lattice expects stickers we did not read; a tile found this way
     # makes its own neighbours worth a look, so repeat (each spot is tried once)
     if refine and solution is not None:
         t0 = time.perf_counter()
         tried: set[tuple[str, object]] = set()
-        for _round in range(REFINE_ROUNDS):
-            extra = _refine(gray, solution, tile_tags, backend, previous, tried)
+        budget = budget_ms if budget_ms is not None else REFINE_BUDGET_MS[backend]
+        for _round in range(1 if warm else REFINE_ROUNDS):
+            if (time.perf_counter() - start) * 1000.0 > budget:
+                break
+            cells = _cells_to_search(solution, previous if warm else None)
+            lost_cards = [] if previous is None or _round else _boxes_of_lost_cards(previous, cards, w, h)
+            extra = _refine(
+                gray, solution, tile_tags, backend, cells=cells, tried=tried, extra_boxes=lost_cards
+            )
             if not (extra.tags or extra.ignored):
                 break
             more_tiles, more_cards, more_rejected = _split(list(extra.tags), known)
@@ -175,7 +213,7 @@ def read_map(
                 break
             grew = len({t.payload.id for t in new_tiles}) > len({t.payload.id for t in tile_tags})
             tile_tags = new_tiles
-            solution = _solve(tile_tags)
+            solution = _solve(tile_tags, solution[0].image_to_table if solution else None)
             if solution is None or not grew:
                 break
         timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
@@ -184,11 +222,18 @@ def read_map(
         problem = "no tile stickers found in the frame"
         if ignored:
             problem += f" ({len(ignored)} QR code(s) that are not ours ignored)"
-        return MapReading(MapStatus.NO_TAGS, tags=all_tags, ignored=tuple(ignored), cards=cards,
-                          problems=(problem,), frame_size=size,
-                          elapsed_ms=(time.perf_counter() - start) * 1000.0, timings=timings)
+        return MapReading(
+            MapStatus.NO_TAGS,
+            tags=all_tags,
+            ignored=tuple(ignored),
+            cards=cards,
+            problems=(problem,),
+            frame_size=size,
+            elapsed_ms=(time.perf_counter() - start) * 1000.0,
+            timings=timings,
+        )
     plane, estimates, fit, problems, unsure = solution
-    reading = _assemble(plane, estimates, fit, tile_tags, problems, unsure)
+    reading = _assemble(plane, estimates, fit, tile_tags, problems=problems, unsure=unsure)
     if previous is not None and previous.hexes:
         reading = _follow_previous(reading, previous, plane)
     status = MapStatus.OK if not reading["problems"] else MapStatus.PARTIAL
@@ -218,6 +263,7 @@ def read_map(
 
 # --- steps --------------------------------------------------------------------------------------------------
 
+
 def _scaled(t: TagDetection, factor: int) -> TagDetection:
     if factor == 1:
         return t
@@ -237,13 +283,14 @@ def _seen(ignored: Sequence[IgnoredCode], item: IgnoredCode) -> bool:
 def _known_ids(catalogue: Catalogue | None) -> frozenset[str] | None:
     if catalogue is None:
         return None
-    ids = set(catalogue.tile_ids())
+    ids = set(catalogue.tile_ids)
     ids.update(a.id for a in catalogue.artefacts)
     return frozenset(ids)
 
 
-def _split(tags: Sequence[TagDetection], known: frozenset[str] | None
-           ) -> tuple[list[TagDetection], dict[str, TagDetection], list[IgnoredCode]]:
+def _split(
+    tags: Sequence[TagDetection], known: frozenset[str] | None
+) -> tuple[list[TagDetection], dict[str, TagDetection], list[IgnoredCode]]:
     tiles: list[TagDetection] = []
     cards: dict[str, TagDetection] = {}
     rejected: list[IgnoredCode] = []
@@ -264,8 +311,10 @@ def _merge(old: list[TagDetection], new: list[TagDetection]) -> list[TagDetectio
     for t in new:
         c = np.array(t.centre)
         size = t.module_px * 21
-        if any(o.payload.id == t.payload.id and float(np.linalg.norm(np.array(o.centre) - c)) < 0.5 * size
-               for o in out):
+        if any(
+            o.payload.id == t.payload.id and float(np.linalg.norm(np.array(o.centre) - c)) < 0.5 * size
+            for o in out
+        ):
             continue
         out.append(t)
     return out
@@ -274,10 +323,10 @@ def _merge(old: list[TagDetection], new: list[TagDetection]) -> list[TagDetectio
 _Solution = tuple[PlaneFit, dict[str, TileEstimate], LatticeFit, list[str], set[str]]
 
 
-def _solve(tile_tags: Sequence[TagDetection]) -> _Solution | None:
+def _solve(tile_tags: Sequence[TagDetection], initial: FloatArray | None = None) -> _Solution | None:
     if not tile_tags:
         return None
-    plane = fit_plane([t.corners for t in tile_tags], CODE_MM)
+    plane = fit_plane([t.corners for t in tile_tags], CODE_MM, initial=initial)
     if plane is None:
         return None
     problems: list[str] = []
@@ -292,21 +341,26 @@ def _solve(tile_tags: Sequence[TagDetection]) -> _Solution | None:
         up = (corners[0] + corners[1]) / 2 - (corners[3] + corners[2]) / 2
         n = float(np.linalg.norm(up)) or 1.0
         up = up / n
-        per_id.setdefault(t.payload.id, []).append((centre - up * STICKER_CENTRE_OFFSET_MM,
-                                                    math.atan2(float(up[1]), float(up[0]))))
+        per_id.setdefault(t.payload.id, []).append(
+            (centre - up * STICKER_CENTRE_OFFSET_MM, math.atan2(float(up[1]), float(up[0])))
+        )
     estimates: dict[str, TileEstimate] = {}
     for tid, obs in per_id.items():
         clusters = _cluster([o[0] for o in obs], 0.35 * TILE_ACROSS_FLATS_MM)
         clusters.sort(key=len, reverse=True)
         main = clusters[0]
         if len(clusters) > 1:
-            problems.append(f"tile {tid} seen at {len(clusters)} places (duplicate stickers?); "
-                            f"using the one with {len(main)} sticker(s)")
+            problems.append(
+                f"tile {tid} seen at {len(clusters)} places (duplicate stickers?); "
+                f"using the one with {len(main)} sticker(s)"
+            )
             unsure.add(tid)
         pts = np.array([obs[i][0] for i in main])
         centre = pts.mean(axis=0)
         spread = float(np.max(np.linalg.norm(pts - centre, axis=1))) if len(pts) > 1 else 0.0
-        estimates[tid] = TileEstimate(tid, float(centre[0]), float(centre[1]), obs[main[0]][1], len(main), spread)
+        estimates[tid] = TileEstimate(
+            tid, float(centre[0]), float(centre[1]), obs[main[0]][1], len(main), spread
+        )
     fit = fit_lattice(list(estimates.values()))
     if fit is None:
         return None
@@ -335,8 +389,15 @@ def _tile_turn(angle: float | None, lattice: Lattice) -> float:
     return float((angle - lattice.angle + w / 2) % w - w / 2)
 
 
-def _assemble(plane: PlaneFit, estimates: Mapping[str, TileEstimate], fit: LatticeFit,
-              tile_tags: Sequence[TagDetection], problems: list[str], unsure: set[str]) -> dict[str, Any]:
+def _assemble(
+    plane: PlaneFit,
+    estimates: Mapping[str, TileEstimate],
+    fit: LatticeFit,
+    tile_tags: Sequence[TagDetection],
+    *,
+    problems: list[str],
+    unsure: set[str],
+) -> dict[str, Any]:
     lattice = fit.lattice
     polygons: dict[str, FloatArray] = {}
     centres: dict[str, tuple[float, float]] = {}
@@ -350,37 +411,71 @@ def _assemble(plane: PlaneFit, estimates: Mapping[str, TileEstimate], fit: Latti
     mid = np.mean([[e.x, e.y] for e in estimates.values()], axis=0)
     hex_px = lattice.hex_size * plane.px_per_mm(float(mid[0]), float(mid[1]))
     return {
-        "tiles": tiles, "hexes": dict(fit.hexes), "polygons": polygons, "centres": centres,
-        "lattice": lattice, "hex_size_px": hex_px,
+        "tiles": tiles,
+        "hexes": dict(fit.hexes),
+        "polygons": polygons,
+        "centres": centres,
+        "lattice": lattice,
+        "hex_size_px": hex_px,
         "tags_per_tile": {k: min(v, STICKERS_PER_TILE) for k, v in counts.items()},
-        "unsure": set(unsure), "inferred": set(), "problems": list(problems),
+        "unsure": set(unsure),
+        "inferred": set(),
+        "problems": list(problems),
     }
+
+
+def _align(current: Mapping[str, Hex], previous: Mapping[str, Hex]) -> tuple[int, Hex] | None:
+    """(k, delta) such that previous numbering = current turned k sixth-turns plus delta, by majority over
+    the tiles both know (a lattice direction near the fold at 30 degrees can turn the numbering)."""
+    best: tuple[int, int, Hex] | None = None
+    for k in range(6):
+        votes = Counter(previous[t] - _rotate60(h, k) for t, h in current.items() if t in previous)
+        if votes:
+            delta, n = votes.most_common(1)[0]
+            if best is None or n > best[0]:
+                best = (n, k, delta)
+    return None if best is None else (best[1], best[2])
+
+
+def _renumbered(lattice: Lattice, k: int, delta: Hex) -> Lattice:
+    """The lattice under which cell rot(h, k) + delta lies where `lattice` puts h."""
+    ref = np.array([lattice.centre(Hex(1, 0)), lattice.centre(Hex(0, 1))]) - np.array(
+        lattice.centre(Hex(0, 0))
+    )
+    for j in range(6):
+        trial = Lattice(lattice.angle + j * math.pi / 3, lattice.pitch, (0.0, 0.0))
+        got = np.array([trial.centre(_rotate60(Hex(1, 0), k)), trial.centre(_rotate60(Hex(0, 1), k))])
+        if np.allclose(got, ref, atol=1e-6 * lattice.pitch):
+            shift = np.array(lattice.centre(Hex(0, 0))) - np.array(trial.centre(delta))
+            return Lattice(trial.angle, lattice.pitch, (float(shift[0]), float(shift[1])))
+    return lattice  # pragma: no cover - one of the six always matches
 
 
 def _follow_previous(reading: dict[str, Any], previous: MapReading, plane: PlaneFit) -> dict[str, Any]:
     """Renumber hexes to agree with the previous reading and keep its tiles hidden in this frame."""
     hexes: dict[str, Hex] = reading["hexes"]
-    votes = Counter(previous.hexes[t] - h for t, h in hexes.items() if t in previous.hexes)
-    if votes:
-        delta, _n = votes.most_common(1)[0]
-        if delta != Hex(0, 0):
-            hexes = {t: h + delta for t, h in hexes.items()}
-            lat: Lattice = reading["lattice"]
-            reading["lattice"] = Lattice(lat.angle, lat.pitch, lat.centre(Hex(-delta.q, -delta.r)))
-        disagree = [t for t, h in hexes.items() if t in previous.hexes and previous.hexes[t] != h]
-        for t in disagree:
-            log.info("tile %s moved from %s to %s", t, previous.hexes[t], hexes[t])
+    aligned = _align(hexes, previous.hexes)
+    if aligned is None:  # nothing in common: a different table, or the camera moved a lot
+        return reading
+    k, delta = aligned
+    if k or delta != Hex(0, 0):
+        hexes = {t: _rotate60(h, k) + delta for t, h in hexes.items()}
+        reading["lattice"] = _renumbered(reading["lattice"], k, delta)
+    for t, h in hexes.items():
+        if t in previous.hexes and previous.hexes[t] != h:
+            log.info("tile %s moved from %s to %s", t, previous.hexes[t], h)
     tiles = {h: t for t, h in hexes.items()}
+    lattice: Lattice = reading["lattice"]
     inferred = set()
-    if votes:  # only when this frame and the previous one share tiles can hidden ones be placed
-        for t, h in previous.hexes.items():
-            if t not in hexes and h not in tiles:
-                tiles[h] = t
-                hexes[t] = h
-                inferred.add(t)
-                if t in previous.tile_polygons:
-                    reading["polygons"][t] = previous.tile_polygons[t]
-                    reading["centres"][t] = previous.tile_centres.get(t, (0.0, 0.0))
+    for t, h in previous.hexes.items():
+        if t not in hexes and h not in tiles:
+            tiles[h] = t
+            hexes[t] = h
+            inferred.add(t)
+            centre = lattice.centre(h)
+            reading["polygons"][t] = plane.to_image(lattice.corners(centre))
+            c = plane.to_image(np.array([centre]))[0]
+            reading["centres"][t] = (float(c[0]), float(c[1]))
     reading["tiles"] = tiles
     reading["hexes"] = hexes
     reading["inferred"] = inferred
@@ -388,36 +483,41 @@ def _follow_previous(reading: dict[str, Any], previous: MapReading, plane: Plane
     return reading
 
 
-def _refine(gray: npt.NDArray[np.uint8], solution: _Solution, tile_tags: Sequence[TagDetection],
-            backend: Backend, previous: MapReading | None, tried: set[tuple[str, object]]) -> DecodeResult:
-    """Decode full-resolution crops where the lattice expects a sticker that was not read."""
-    plane, estimates, fit, _problems, _unsure = solution
+def _cells_to_search(solution: _Solution, previous: MapReading | None) -> list[Hex]:
+    """Lattice cells (current numbering) worth decoding again: cold, the empty cells around the tiles found;
+    warm, the cells where the previous reading had tiles that this frame lacks."""
+    _plane, _estimates, fit, _problems, _unsure = solution
+    occupied = set(fit.hexes.values())
+    if previous is None:
+        return sorted({n for hx in occupied for n in hx.neighbours() if n not in occupied})
+    # previous numbering -> current: invert the alignment of current onto previous
+    inverse = _align(previous.hexes, dict(fit.hexes))
+    if inverse is None:
+        return []
+    k, delta = inverse
+    return sorted(
+        {_rotate60(h, k) + delta for t, h in previous.hexes.items() if t not in fit.hexes} - occupied
+    )
+
+
+def _refine(
+    gray: npt.NDArray[np.uint8],
+    solution: _Solution,
+    tile_tags: Sequence[TagDetection],
+    backend: Backend,
+    *,
+    cells: Sequence[Hex],
+    tried: set[tuple[str, object]],
+    extra_boxes: Sequence[tuple[int, int, int, int]] = (),
+) -> DecodeResult:
+    """Decode full-resolution crops of lattice cells (enlarged and sharpened for small modules)."""
+    plane, _estimates, fit, _problems, _unsure = solution
     lattice = fit.lattice
     h, w = gray.shape
-    counts = Counter(t.payload.id for t in tile_tags)
     module_px = float(np.median([t.module_px for t in tile_tags]))
-    scale = min(3.0, max(1.0, TARGET_MODULE_PX / max(module_px, 0.5)))
-    boxes: list[tuple[int, int, int, int]] = []
-    # a tile's missing second sticker: the other side of its centre
-    for tid, est in estimates.items():
-        if counts[tid] >= STICKERS_PER_TILE or est.angle is None:
-            continue
-        if ("tile", tid) in tried:
-            continue
-        tried.add(("tile", tid))
-        ux, uy = math.cos(est.angle), math.sin(est.angle)
-        cx, cy = est.x - ux * STICKER_CENTRE_OFFSET_MM, est.y - uy * STICKER_CENTRE_OFFSET_MM
-        boxes.append(_box_around(plane, (cx, cy), CODE_MM * 0.95, w, h))
-    # empty cells around the tiles we placed (and cells the previous reading had)
-    occupied = set(fit.hexes.values())
-    empty: set[Hex] = set()
-    for hx in occupied:
-        for n in hx.neighbours():
-            if n not in occupied:
-                empty.add(n)
-    if previous is not None:
-        empty.update(hx for hx in previous.tiles if hx not in occupied)
-    for hx in sorted(empty):
+    scale = min(4.0, max(1.5, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
+    boxes: list[tuple[int, int, int, int]] = list(extra_boxes)
+    for hx in cells:
         # the key is the cell's rough table position: hex numbers change between fits, places do not
         centre = lattice.centre(hx)
         key = ("cell", (round(centre[0] / (lattice.pitch / 2)), round(centre[1] / (lattice.pitch / 2))))
@@ -428,14 +528,36 @@ def _refine(gray: npt.NDArray[np.uint8], solution: _Solution, tile_tags: Sequenc
     boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
     if not boxes:
         return DecodeResult((), (), backend)
-    return decode_tags(gray, backend, regions=boxes, upscale=scale)
+    return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=True)
 
 
-def _box_around(plane: PlaneFit, centre: tuple[float, float], half_mm: float, w: int,
-                h: int) -> tuple[int, int, int, int]:
+def _boxes_of_lost_cards(
+    previous: MapReading, cards: Mapping[str, TagDetection], w: int, h: int
+) -> list[tuple[int, int, int, int]]:
+    """Where artefact stickers seen in the previous frame should be, when this frame has not read them."""
+    out = []
+    for aid, tag in previous.cards.items():
+        if aid in cards:
+            continue
+        c = tag.corners.mean(axis=0)
+        r = float(np.linalg.norm(tag.corners[0] - tag.corners[2])) * 0.9
+        x0, y0, x1, y1 = int(c[0] - r), int(c[1] - r), int(c[0] + r), int(c[1] + r)
+        out.append((max(0, x0), max(0, y0), min(w, x1), min(h, y1)))
+    return out
+
+
+def _box_around(
+    plane: PlaneFit, centre: tuple[float, float], half_mm: float, w: int, h: int
+) -> tuple[int, int, int, int]:
     cx, cy = centre
-    corners = np.array([[cx - half_mm, cy - half_mm], [cx + half_mm, cy - half_mm],
-                        [cx + half_mm, cy + half_mm], [cx - half_mm, cy + half_mm]])
+    corners = np.array(
+        [
+            [cx - half_mm, cy - half_mm],
+            [cx + half_mm, cy - half_mm],
+            [cx + half_mm, cy + half_mm],
+            [cx - half_mm, cy + half_mm],
+        ]
+    )
     px = plane.to_image(corners)
     if not np.all(np.isfinite(px)):
         return (0, 0, 0, 0)
@@ -445,6 +567,7 @@ def _box_around(plane: PlaneFit, centre: tuple[float, float], half_mm: float, w:
 
 
 # --- comparing layouts (tests, benchmarks) ------------------------------------------------------------------
+
 
 def _rotate60(h: Hex, k: int) -> Hex:
     q, r = h.q, h.r
@@ -465,5 +588,20 @@ def same_layout(a: Mapping[Hex, str], b: Mapping[Hex, str]) -> bool:
     for k in range(6):
         delta = ids_b[ref_id] - _rotate60(ref_a, k)
         if all(b.get(_rotate60(h, k) + delta) == t for h, t in a.items()):
+            return True
+    return False
+
+
+def consistent_layout(read: Mapping[Hex, str], truth: Mapping[Hex, str]) -> bool:
+    """True when every tile in `read` lies where `truth` has it, up to the camera's hex numbering (origin and
+    turn); `read` may hold fewer tiles (some hidden). False for an empty reading."""
+    if not read or not set(read.values()) <= set(truth.values()):
+        return False
+    ids_t = {v: k for k, v in truth.items()}
+    ref_id = next(iter(read.values()))
+    ref = next(k for k, v in read.items() if v == ref_id)
+    for k in range(6):
+        delta = ids_t[ref_id] - _rotate60(ref, k)
+        if all(truth.get(_rotate60(h, k) + delta) == t for h, t in read.items()):
             return True
     return False

@@ -11,8 +11,9 @@ decides where the origin falls). Each frame's tiles are therefore aligned to the
 translation and 60-degree turn under which most tile ids agree), so a camera that moves does not move the map.
 
 Occluders, per location: the tile's stickers that were read before are missing now (a hand on them), or
-smooth skin-coloured pixels (`vision.knights.occluder_mask`) cover more than `SKIN_SHARE` of the tile, and
-`SKIN_EXCESS` more than the tile's own usual share (tiles whose art looks like skin do not count). A tile
+smooth skin-coloured pixels (`vision.knights.occluder_mask`, at a scale fixed relative to the tiles so that
+"smooth" does not depend on the zoom) cover more than `SKIN_SHARE` of the tile and `SKIN_EXCESS` more than
+its own usual share (tiles whose art looks like skin do not count). A tile
 that stays "occluded" for `relearn_frames` frames in a row is no hand passing by: its current look becomes
 its usual one (so a die left over a sticker cannot freeze the table's readings for good).
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ from vision.calibration import BGR, ColourCalibration, default_calibration, stic
 from vision.knights import (
     DiceReader,
     KnightsReading,
+    in_frame_share,
     is_knight_location,
     mask_share,
     occluder_mask,
@@ -50,10 +52,12 @@ FloatArray = npt.NDArray[np.float64]
 
 # A location is occluded when skin covers this much more of it than its baseline.
 SKIN_SHARE = 0.1
-SKIN_EXCESS = 0.15
+SKIN_EXCESS = 0.1
 # Fewer than this share of the stable map's tiles in view: "half a board".
 HALF_BOARD_SHARE = 0.6
-OCCLUDER_SCALE = 0.25
+# Occluders are looked for at a scale where a tile is this many pixels from centre to corner, so that "smooth"
+# means the same thing whatever the camera's zoom.
+OCCLUDER_TILE_PX = 16.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +177,7 @@ class TableReader:
         self._max_tags: dict[str, int] = {}
         self._skin_baseline: dict[str, float] = {}
         self._occluded_run: dict[str, int] = {}
+        self._occluder_scale = 0.25
         self._last: TableReading = TableReading()
 
     @property
@@ -210,19 +215,25 @@ class TableReader:
             return self._keep(index, Status.NO_TAGS, why, map=view, timings_ms=timings)
         stable_tiles = dict(self.stabilizer.current().tiles)
         tiles = align_tiles(view.tiles, stable_tiles)
-        in_view = set(tiles.values())
-        status, message = Status.OK, f"{len(in_view)} tiles"
-        if stable_tiles and len(in_view & set(stable_tiles.values())) < HALF_BOARD_SHARE * len(stable_tiles):
-            missing = sorted(set(stable_tiles.values()) - in_view)
+        status, message = Status.OK, f"{len(tiles)} tiles"
+        # Out of view: known tiles with no outline in this frame, or one mostly outside it. Tiles whose
+        # stickers are merely covered are still placed by the lattice (V1's `inferred`): occluded, not gone.
+        out_of_view = sorted(
+            t for t in stable_tiles.values()
+            if t not in view.polygons or in_frame_share(frame.shape, view.polygons[t]) < 0.5
+        )
+        if stable_tiles and len(out_of_view) > (1.0 - HALF_BOARD_SHARE) * len(stable_tiles):
             status = Status.HALF_BOARD
             message = (
-                f"only {len(in_view)} of {len(stable_tiles)} tiles in view; not seen: {', '.join(missing)}"
+                f"{len(stable_tiles) - len(out_of_view)} of {len(stable_tiles)} tiles in view; "
+                f"out of view: {', '.join(out_of_view)}"
             )
 
         white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
         mask: Image | None = None
         if self.detect_occluders:
-            mask = occluder_mask(frame, white, scale=OCCLUDER_SCALE, full_size=False)
+            self._occluder_scale = occluder_scale(view.polygons.values())
+            mask = occluder_mask(frame, white, scale=self._occluder_scale, full_size=False)
         occluded = self._occluded(frame, view, mask)
         t2 = time.perf_counter()
         timings["occluders"] = (t2 - t1) * 1000
@@ -238,10 +249,9 @@ class TableReader:
         )
         t3 = time.perf_counter()
         timings["knights"] = (t3 - t2) * 1000
-        full_mask = None if mask is None else np.asarray(
-            cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST), np.uint8
+        arts = self.artefacts.update(
+            frame, view.artefact_quads, view.image_to_table, mask, self._occluder_scale
         )
-        arts = self.artefacts.update(frame, view.artefact_quads, view.image_to_table, full_mask)
         occluded_all = frozenset(occluded | (knights.occluded & knights.seen))
         busy = bool(occluded_all)
         obs = FrameObservation(
@@ -280,11 +290,11 @@ class TableReader:
             hidden_tags = n < best
             skin = False
             if mask is not None:
-                share = mask_share(mask, view.polygons[tid], OCCLUDER_SCALE)
-                base = self._skin_baseline.get(tid, 0.0)
-                skin = share > max(SKIN_SHARE, base + SKIN_EXCESS)
+                share = mask_share(mask, view.polygons[tid], self._occluder_scale)
+                base = self._skin_baseline.get(tid)
+                skin = share > (SKIN_SHARE if base is None else max(SKIN_SHARE, base + SKIN_EXCESS))
                 if not skin:
-                    self._skin_baseline[tid] = 0.9 * base + 0.1 * share
+                    self._skin_baseline[tid] = share if base is None else 0.9 * base + 0.1 * share
             if hidden_tags or skin:
                 occluded.add(tid)
                 run = self._occluded_run.get(tid, 0) + 1
@@ -293,12 +303,21 @@ class TableReader:
                     run = 0
                     best = n
                     if mask is not None:
-                        self._skin_baseline[tid] = mask_share(mask, view.polygons[tid], OCCLUDER_SCALE)
+                        self._skin_baseline[tid] = mask_share(mask, view.polygons[tid], self._occluder_scale)
                 self._occluded_run[tid] = run
             else:
                 self._occluded_run[tid] = 0
             self._max_tags[tid] = max(best, n)
         return occluded
+
+
+def occluder_scale(polygons: Iterable[FloatArray]) -> float:
+    """The scale at which tiles measure `OCCLUDER_TILE_PX` from centre to corner."""
+    radii = [float(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1))) for p in polygons]
+    if not radii:
+        return 0.25
+    scale = float(np.clip(OCCLUDER_TILE_PX / max(float(np.median(radii)), 1.0), 0.05, 1.0))
+    return 1.0 / max(1, round(1.0 / scale))  # one over a whole number, as `occluder_mask` uses
 
 
 def _to_reading(table: StableTable) -> TableReading:

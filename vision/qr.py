@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -116,9 +116,9 @@ def to_gray(image: npt.NDArray[np.generic]) -> Image:
     if image.ndim == 2:
         gray = image
     elif image.ndim == 3 and image.shape[2] == 3:
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        gray = np.asarray(cv2.cvtColor(np.asarray(image, np.uint8), cv2.COLOR_BGR2GRAY), np.uint8)
     elif image.ndim == 3 and image.shape[2] == 4:
-        gray = cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY)
+        gray = np.asarray(cv2.cvtColor(np.asarray(image, np.uint8), cv2.COLOR_BGRA2GRAY), np.uint8)
     elif image.ndim == 3 and image.shape[2] == 1:
         gray = image[:, :, 0]
     else:
@@ -134,11 +134,13 @@ def decode_tags(
     *,
     regions: Sequence[tuple[int, int, int, int]] | None = None,
     upscale: float = 1.0,
+    sharpen: bool = False,
 ) -> DecodeResult:
     """Decode every QR code in `image` (BGR or grey uint8) and keep ours.
 
     `regions` (x0, y0, x1, y1) restricts decoding to those crops (each decoded separately; duplicates across
-    overlapping regions are merged); `upscale` > 1 enlarges each crop first (small codes in a 1080p frame).
+    overlapping regions are merged); `upscale` > 1 enlarges each crop first (small codes in a 1080p frame) and
+    `sharpen` applies an unsharp mask after enlarging (blurred small codes).
     Raises FrameError for something that is not an image; an image without codes gives an empty result.
     """
     start = time.perf_counter()
@@ -147,26 +149,26 @@ def decode_tags(
     notes: list[str] = []
     calls = 0
     if backend is Backend.ZXING:
-        zx = _zxing()
+        _require(backend)
         if regions is None:
             if upscale == 1.0:
-                raw.extend(_zxing_read(zx, gray))
+                raw.extend(_zxing_read(gray))
                 calls = 1
             else:
                 regions = [(0, 0, gray.shape[1], gray.shape[0])]
         if regions is not None:
             for box in regions:
-                raw.extend(_in_region(gray, box, upscale, lambda g: _zxing_read(zx, g)))
+                raw.extend(_in_region(gray, box, upscale, _zxing_read, sharpen))
                 calls += 1
     elif backend is Backend.PYZBAR:
-        pz = _pyzbar()
+        _require(backend)
         if regions is None:
             regions = find_candidates(gray)
             notes.append(f"{len(regions)} candidate regions")
             if upscale == 1.0:
                 upscale = 0.0  # automatic, per region
         for box in regions:
-            raw.extend(_in_region(gray, box, upscale, lambda g: _pyzbar_read(pz, g)))
+            raw.extend(_in_region(gray, box, upscale, _pyzbar_read, sharpen))
             calls += 1
     else:  # pragma: no cover - exhaustive Enum
         raise ValueError(f"unknown backend {backend!r}")
@@ -177,41 +179,42 @@ def decode_tags(
 
 # --- backends -----------------------------------------------------------------------------------------------
 
-def _zxing() -> object:
-    try:
-        import zxingcpp
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        raise DecoderUnavailableError(f"zxing-cpp is not installed: {exc}") from exc
-    return zxingcpp
 
-
-def _pyzbar() -> object:
+def _require(backend: Backend) -> None:
+    """Raise DecoderUnavailableError when the backend's library cannot be loaded."""
     try:
-        from pyzbar import pyzbar
+        if backend is Backend.ZXING:
+            import zxingcpp  # noqa: F401
+        else:
+            from pyzbar import pyzbar  # noqa: F401
     except (ImportError, OSError) as exc:  # OSError: the zbar shared library is missing
-        raise DecoderUnavailableError(f"pyzbar / libzbar is not available: {exc}") from exc
-    return pyzbar
+        raise DecoderUnavailableError(f"QR backend {backend.value} is not available: {exc}") from exc
 
 
-def _zxing_read(zx: object, gray: Image) -> list[tuple[str, FloatArray]]:
+def _zxing_read(gray: Image) -> list[tuple[str, FloatArray]]:
     import zxingcpp
 
-    assert zx is zxingcpp
     out: list[tuple[str, FloatArray]] = []
-    for b in zxingcpp.read_barcodes(gray, formats=zxingcpp.BarcodeFormat.QRCode, try_downscale=False):
+    formats = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
+    for b in zxingcpp.read_barcodes(gray, formats=formats, try_downscale=False):
         p = b.position
-        corners = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
-                            [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]],
-                           np.float64)
+        corners = np.array(
+            [
+                [p.top_left.x, p.top_left.y],
+                [p.top_right.x, p.top_right.y],
+                [p.bottom_right.x, p.bottom_right.y],
+                [p.bottom_left.x, p.bottom_left.y],
+            ],
+            np.float64,
+        )
         # zxing reports module-centre-ish integer corners of the symbol; they are on the code's outline
         out.append((_text(b.bytes, b.text), corners))
     return out
 
 
-def _pyzbar_read(pz: object, gray: Image) -> list[tuple[str, FloatArray]]:
+def _pyzbar_read(gray: Image) -> list[tuple[str, FloatArray]]:
     from pyzbar import pyzbar
 
-    assert pz is pyzbar
     out: list[tuple[str, FloatArray]] = []
     for d in pyzbar.decode(gray, symbols=[pyzbar.ZBarSymbol.QRCODE]):
         pts = np.array([[p.x, p.y] for p in d.polygon], np.float64)
@@ -241,19 +244,30 @@ def _quad(pts: FloatArray) -> FloatArray:
     return np.asarray(box, np.float64)
 
 
-def _in_region(gray: Image, box: tuple[int, int, int, int], upscale: float,
-               read: object) -> list[tuple[str, FloatArray]]:
+def _in_region(
+    gray: Image,
+    box: tuple[int, int, int, int],
+    upscale: float,
+    read: Callable[[Image], list[tuple[str, FloatArray]]],
+    sharpen: bool = False,
+) -> list[tuple[str, FloatArray]]:
     h, w = gray.shape
     x0, y0, x1, y1 = (max(0, int(box[0])), max(0, int(box[1])), min(w, int(box[2])), min(h, int(box[3])))
     if x1 - x0 < 8 or y1 - y0 < 8:
         return []
     crop = gray[y0:y1, x0:x1]
     scale = upscale
-    if scale <= 0.0:  # automatic: aim at ~160 px across the crop's short side, within 1..4x
-        scale = min(4.0, max(1.0, 160.0 / max(1, min(crop.shape))))
+    if scale <= 0.0:
+        # automatic, for `find_candidates` boxes: their short side is ~1.4 stickers (with margin), a code
+        # with its white margin is 25 modules; enlarge so that a module is about 3.5 px (zbar's cost grows
+        # with the pixels it scans)
+        module = min(crop.shape) / 1.4 / (QR_MODULES + 4)
+        scale = min(4.0, max(1.5, 3.5 / max(module, 0.25)))
+    if sharpen:  # unsharp mask at the crop's own resolution (cheaper than after enlarging, as good)
+        soft = cv2.GaussianBlur(crop, (0, 0), 1.0)
+        crop = np.asarray(cv2.addWeighted(crop, 2.0, soft, -1.0, 0.0), np.uint8)
     if scale != 1.0:
-        crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-    assert callable(read)
+        crop = np.asarray(cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), np.uint8)
     found: list[tuple[str, FloatArray]] = read(np.ascontiguousarray(crop))
     return [(t, c / scale + [x0, y0]) for t, c in found]
 
@@ -269,8 +283,9 @@ def _dedupe(raw: list[tuple[str, FloatArray]]) -> list[tuple[str, FloatArray]]:
     return out
 
 
-def _classify(gray: Image, raw: list[tuple[str, FloatArray]],
-              backend: Backend) -> tuple[list[TagDetection], list[IgnoredCode]]:
+def _classify(
+    gray: Image, raw: list[tuple[str, FloatArray]], backend: Backend
+) -> tuple[list[TagDetection], list[IgnoredCode]]:
     tags: list[TagDetection] = []
     ignored: list[IgnoredCode] = []
     for text, corners in raw:
@@ -281,7 +296,9 @@ def _classify(gray: Image, raw: list[tuple[str, FloatArray]],
             ignored.append(IgnoredCode(exc.text, exc.reason, exc.detail, corners))
             continue
         # zxing reports corners in the code's own orientation; zbar's order depends on the scan direction
-        oriented = _clockwise_keep_start(corners) if backend is Backend.ZXING else orient_corners(gray, corners)
+        oriented = (
+            _clockwise_keep_start(corners) if backend is Backend.ZXING else orient_corners(gray, corners)
+        )
         tags.append(TagDetection(payload, oriented, backend))
     return tags, ignored
 
@@ -318,7 +335,7 @@ def orient_corners(gray: Image, corners: FloatArray) -> FloatArray:
         thr = float(np.median(cells))
         dark = (cells < thr).astype(np.float32)
         # corner k is TL in this rolling: score the three finder corners TL, TR, BL
-        s = (_match(dark[:7, :7]) + _match(dark[:7, -7:]) + _match(dark[-7:, :7]))
+        s = _match(dark[:7, :7]) + _match(dark[:7, -7:]) + _match(dark[-7:, :7])
         scores.append(s)
     best = int(np.argmax(scores))
     return np.asarray(np.roll(cw, -best, axis=0), np.float64)
@@ -341,20 +358,25 @@ def _clockwise_keep_start(pts: FloatArray) -> FloatArray:
 
 # --- candidate regions (pyzbar) -----------------------------------------------------------------------------
 
-def find_candidates(gray: Image, *, min_side_px: float = 20.0,
-                    max_side_frac: float = 0.35) -> list[tuple[int, int, int, int]]:
+
+def find_candidates(
+    gray: Image, *, min_side_px: float = 20.0, max_side_frac: float = 0.5
+) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1) around patches that look like QR stickers: white paper with a busy black and
     white texture inside. Works at reduced resolution; boxes are in full-frame pixels, with margin."""
     h, w = gray.shape
     factor = max(1, round(max(w, h) / 1920)) * 2
     small = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
-    # local contrast: a QR code is the busiest black-and-white patch on a table
+    # local contrast: a QR code is the busiest black-and-white patch on a table (its energy is several times
+    # that of tile art, text or wood grain); opening removes thin busy lines (tile edges, text) that would
+    # otherwise join neighbouring codes into one region
     grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-    k = max(3, int(round(min_side_px / factor / 2)) | 1)
-    energy = cv2.blur(grad.astype(np.float32), (k, k))
-    thr = max(60.0, float(np.percentile(energy, 90)))
+    energy = cv2.blur(grad, (5, 5))
+    thr = max(55.0, float(np.percentile(energy, 75)) * 2.5)
     mask = (energy > thr).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    k = max(5, round(min_side_px / factor / 3) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
     n, _labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     boxes: list[tuple[int, int, int, int]] = []
     max_side = max_side_frac * min(w, h)
@@ -367,7 +389,8 @@ def find_candidates(gray: Image, *, min_side_px: float = 20.0,
             continue
         if max(bw, bh) > 3 * min(bw, bh):
             continue
-        m = 0.35 * side
-        boxes.append((int(x * factor - m), int(y * factor - m), int((x + bw) * factor + m),
-                      int((y + bh) * factor + m)))
+        m = 0.2 * side
+        boxes.append(
+            (int(x * factor - m), int(y * factor - m), int((x + bw) * factor + m), int((y + bh) * factor + m))
+        )
     return boxes

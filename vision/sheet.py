@@ -76,7 +76,7 @@ def render_pages(stickers: Sequence[tuple[str, str]], dpi: int = DPI) -> list[Im
     pages: list[Image] = []
     for start in range(0, len(stickers), per_page):
         page = np.full((page_h, page_w, 3), 255, np.uint8)
-        chunk = stickers[start:start + per_page]
+        chunk = stickers[start : start + per_page]
         x_off = (page_w - (cols * sw + (cols - 1) * gap)) // 2
         y_off = margin
         for k, (payload, label) in enumerate(chunk):
@@ -84,22 +84,27 @@ def render_pages(stickers: Sequence[tuple[str, str]], dpi: int = DPI) -> list[Im
             x = x_off + c * (sw + gap)
             y = y_off + r * (sh + gap)
             img = sticker_image(payload, label, m)
-            page[y:y + img.shape[0], x:x + img.shape[1]] = img
-            _cut_marks(page, x, y, img.shape[1], img.shape[0], max(2, gap // 3))
+            page[y : y + img.shape[0], x : x + img.shape[1]] = img
+            _cut_marks(page, (x, y, img.shape[1], img.shape[0]), max(2, gap // 3))
         pages.append(page)
     return pages
 
 
-def _cut_marks(page: Image, x: int, y: int, w: int, h: int, length: int) -> None:
+def _cut_marks(page: Image, box: tuple[int, int, int, int], length: int) -> None:
+    x, y, w, h = box
     grey = 170
     for cx, cy in ((x, y), (x + w, y), (x, y + h), (x + w, y + h)):
         for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
             # marks only outside the sticker
-            if (dx == 1 and cx == x + w) or (dx == -1 and cx == x) or (dy == 1 and cy == y + h) or (
-                    dy == -1 and cy == y):
+            if (
+                (dx == 1 and cx == x + w)
+                or (dx == -1 and cx == x)
+                or (dy == 1 and cy == y + h)
+                or (dy == -1 and cy == y)
+            ):
                 x0, x1 = sorted((cx, cx + dx * length))
                 y0, y1 = sorted((cy, cy + dy * length))
-                page[max(0, y0):y1 + 1, max(0, x0):x1 + 1] = grey
+                page[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1] = grey
 
 
 def write_sheet(out: Path, catalogue: Catalogue, dpi: int = DPI) -> list[Path]:
@@ -125,9 +130,14 @@ def write_sheet(out: Path, catalogue: Catalogue, dpi: int = DPI) -> list[Path]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="seneschal tags",
-        description="Write the printable A4 sheet of QR stickers for the box (see docs/stickers.md).")
-    parser.add_argument("output", nargs="?", default="seneschal-stickers.pdf",
-                        help="output file: .pdf (all pages) or .png (one file per page, 300 dpi)")
+        description="Write the printable A4 sheet of QR stickers for the box (see docs/stickers.md).",
+    )
+    parser.add_argument(
+        "output",
+        nargs="?",
+        default="seneschal-stickers.pdf",
+        help="output file: .pdf (all pages) or .png (one file per page, 300 dpi)",
+    )
     parser.add_argument("--catalogue", metavar="FILE", help="the box catalogue (default: the built-in one)")
     parser.add_argument("--dpi", type=int, default=DPI, help=f"printer resolution (default {DPI})")
     try:
@@ -158,7 +168,12 @@ def main(argv: list[str]) -> int:
         print(f"seneschal tags: cannot write {args.output!r}: {exc}", file=sys.stderr)
         return 2
     n = len(sticker_list(catalogue))
-    print(f"wrote {n} stickers on {len(paths) if out.suffix.lower() == '.png' else 'a'} "
-          f"{'page(s)' if out.suffix.lower() == '.png' else 'PDF'}: {', '.join(str(p) for p in paths)}")
-    print(f"print at 100% (no 'fit to page'): a module must measure {px_per_module(args.dpi) * 25.4 / args.dpi:.2f} mm")
+    print(
+        f"wrote {n} stickers on {len(paths) if out.suffix.lower() == '.png' else 'a'} "
+        f"{'page(s)' if out.suffix.lower() == '.png' else 'PDF'}: {', '.join(str(p) for p in paths)}"
+    )
+    print(
+        "print at 100% (no 'fit to page'): a module must measure "
+        f"{px_per_module(args.dpi) * 25.4 / args.dpi:.2f} mm"
+    )
     return 0

@@ -176,6 +176,8 @@ class Stabilizer:
         return self.current(changed=changed)
 
     def _update_tiles(self, tiles: Mapping[Hex, str]) -> bool:
+        for h in set(self._tiles.keys()) - set(tiles):
+            self._tiles.interrupt(h)
         for h, tile in tiles.items():
             self._tiles.observe(h, tile)
         done = self._tiles.commit_settled()

@@ -2,8 +2,9 @@
 
 A sticker's payload is `MM<version>:<id>`, e.g. `MM1:T07`: a namespace of our own ("MM" for Medieval Mastery),
 the payload format version, and a component id from the box catalogue (ENGINE-API.md): territories T01..T30,
-lakes L1..L3, castles K1..K6, artefact cards A01..A18. Both stickers of a tile carry the same payload: a sticker's
-position on its tile is fixed by how it is stuck (see docs/stickers.md), so no position suffix is needed.
+lakes L1..L3, castles K1..K6, artefact cards A01..A18. Both stickers of a tile carry the same payload: a
+sticker's position on its tile is fixed by how it is stuck (see docs/stickers.md), so no position suffix is
+needed.
 Anything else is rejected with a reason (`UnknownTagError`); callers log it and ignore the code.
 
 Physical design (docs/stickers.md has the arithmetic): a version-1 QR code (21x21 modules, error correction H)
@@ -31,7 +32,7 @@ from vision.errors import TagRejection, UnknownTagError
 NAMESPACE: Final = "MM"
 VERSION: Final = 1
 
-# --- physical design (millimetres) ---------------------------------------------------------------------------
+# --- physical design (millimetres) --------------------------------------------------------------------------
 QR_MODULES: Final = 21  # QR version 1: our payloads (7 alphanumeric characters) fit at error correction H
 MODULE_MM: Final = 1.27  # 0.05 inch: a whole number of printer dots at 300 and 600 dpi (15, 30)
 QUIET_MODULES: Final = 2  # white sticker paper around the code (zxing-cpp and zbar both read 2 modules fine)
@@ -47,7 +48,9 @@ TILE_SIZE_MM: Final = TILE_ACROSS_FLATS_MM / math.sqrt(3.0)  # centre-to-corner,
 EDGE_GAP_MM: Final = 1.5  # sticker's outer edge to the tile's edge
 STICKERS_PER_TILE: Final = 2
 # Distance from a tile's centre to the centre of each of its codes (along the code's up axis, outwards).
-STICKER_CENTRE_OFFSET_MM: Final = TILE_ACROSS_FLATS_MM / 2 - EDGE_GAP_MM - QUIET_MODULES * MODULE_MM - CODE_MM / 2
+STICKER_CENTRE_OFFSET_MM: Final = (
+    TILE_ACROSS_FLATS_MM / 2 - EDGE_GAP_MM - QUIET_MODULES * MODULE_MM - CODE_MM / 2
+)
 # Artefact cards (GUESS: standard 63 x 88 mm) carry one sticker in the middle of their face.
 CARD_W_MM: Final = 63.0
 CARD_H_MM: Final = 88.0
@@ -92,7 +95,9 @@ class TagPayload:
         """The payload for a component id; raises ValueError quoting an id that no sticker carries."""
         kind = kind_of(component_id)
         if kind is None:
-            raise ValueError(f"no sticker carries the id {component_id!r} (ids: T01..T30, L1..L3, K1..K6, A01..A18)")
+            raise ValueError(
+                f"no sticker carries the id {component_id!r} (ids: T01..T30, L1..L3, K1..K6, A01..A18)"
+            )
         return TagPayload(component_id, kind)
 
     @property
@@ -134,20 +139,28 @@ def parse_payload(text: str) -> TagPayload:
     version = int(match.group(1))
     body = match.group(2)
     if version > VERSION:
-        raise UnknownTagError(shown, TagRejection.NEWER_VERSION,
-                              f"payload version {version} is newer than this reader's {VERSION}; update Seneschal")
+        raise UnknownTagError(
+            shown,
+            TagRejection.NEWER_VERSION,
+            f"payload version {version} is newer than this reader's {VERSION}; update Seneschal",
+        )
     if version < 1 or match.group(1) != str(version):
         raise UnknownTagError(shown, TagRejection.MALFORMED, f"bad payload version {match.group(1)!r}")
     kind = kind_of(body)
     if kind is None:
-        raise UnknownTagError(shown, TagRejection.MALFORMED,
-                              f"{body!r} is not a sticker id (T01..T30, L1..L3, K1..K6, A01..A18)")
+        raise UnknownTagError(
+            shown,
+            TagRejection.MALFORMED,
+            f"{body!r} is not a sticker id (T01..T30, L1..L3, K1..K6, A01..A18)",
+        )
     return TagPayload(body, kind, version)
 
 
 def all_sticker_ids() -> tuple[str, ...]:
     """Every id that has stickers, in sheet order: territories, lakes, castles, artefact cards."""
-    ids = [f"T{i:02d}" for i in range(1, 31)] + [f"L{i}" for i in range(1, 4)] + [f"K{i}" for i in range(1, 7)]
+    ids = (
+        [f"T{i:02d}" for i in range(1, 31)] + [f"L{i}" for i in range(1, 4)] + [f"K{i}" for i in range(1, 7)]
+    )
     ids += [f"A{i:02d}" for i in range(1, 19)]
     return tuple(ids)
 
@@ -160,7 +173,7 @@ def stickers_for(component_id: str) -> int:
     return STICKERS_PER_TILE if kind.is_tile else 1
 
 
-# --- images ----------------------------------------------------------------------------------------------------
+# --- images -------------------------------------------------------------------------------------------------
 U8Image = npt.NDArray[np.uint8]
 
 
@@ -180,8 +193,8 @@ def qr_modules(text: str) -> npt.NDArray[np.bool_]:
 
 @functools.lru_cache(maxsize=512)
 def sticker_image(text: str, label: str, px_per_module: int) -> U8Image:
-    """The printed sticker (white paper, code, label strip under it) as a BGR image, `px_per_module` pixels per
-    module. The sheet prints exactly this image, and the synthetic renderer pastes exactly this image."""
+    """The printed sticker (white paper, code, label strip under it) as a BGR image, `px_per_module` pixels
+    per module. The sheet prints exactly this image, and the synthetic renderer pastes exactly this image."""
     from PIL import Image, ImageDraw, ImageFont
 
     if px_per_module < 1:
@@ -194,7 +207,7 @@ def sticker_image(text: str, label: str, px_per_module: int) -> U8Image:
     canvas = np.full((height, width), 255, np.uint8)
     code = np.where(np.repeat(np.repeat(modules, m, axis=0), m, axis=1), 0, 255).astype(np.uint8)
     q = QUIET_MODULES * m
-    canvas[q:q + n * m, q:q + n * m] = code
+    canvas[q : q + n * m, q : q + n * m] = code
     strip_top = width
     strip_h = height - width
     if label and strip_h >= 6:

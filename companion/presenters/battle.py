@@ -51,6 +51,7 @@ class BattlePresenter(Presenter):
         roller: Roller,
         clock: UiClock,
         tr: Translator | None = None,
+        *,
         on_applied: Callable[[list[EventLine]], None] | None = None,
         threaded_rolls: bool = True,
     ) -> None:
@@ -95,7 +96,7 @@ class BattlePresenter(Presenter):
         ]
 
     def prompted(self) -> Colour | None:
-        """The one player asked now (windows go player by player in rulebook order; the engine orders them)."""
+        """The one player asked now (windows go player by player in rulebook order, as the engine says)."""
         if self.battle is None or not self.battle.waiting_for:
             return None
         if self.battle.stage == 4:

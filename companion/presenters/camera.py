@@ -10,7 +10,7 @@ from companion.services import FeedStatus, ReadingFeed, UiClock
 
 
 class CameraPresenter(Presenter):
-    """Owns the feed's lifecycle. Feed callbacks arrive on its worker thread and are posted to the UI thread."""
+    """Owns the feed's lifecycle. Feed callbacks come on its worker thread and are posted to the UI thread."""
 
     def __init__(
         self, feed: ReadingFeed | None, clock: UiClock, on_reading: Callable[[Any], None] | None = None

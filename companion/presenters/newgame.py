@@ -5,9 +5,10 @@ knights checked against the camera, and the first player drawn. Produces a `NewG
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from companion.presenters.base import Presenter
 from companion.services import GameSession
@@ -62,19 +63,21 @@ class NewGameConfig:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, object]) -> NewGameConfig:
-        players = tuple(PlayerSetup(Colour(p["colour"]), str(p["name"])) for p in obj["players"])  # type: ignore[attr-defined, index]
+    def from_json(cls, obj: Mapping[str, Any]) -> NewGameConfig:
+        """Raises KeyError / ValueError / TypeError naming what is wrong (callers turn it into a message)."""
+        players = tuple(PlayerSetup(Colour(p["colour"]), str(p["name"])) for p in obj["players"])
         first = obj.get("first")
+        saved = obj.get("saved_map")
         return cls(
             players=players,
-            variants=frozenset(obj.get("variants", [])),  # type: ignore[arg-type]
+            variants=frozenset(str(v) for v in obj.get("variants", [])),
             map_source=MapSource(obj.get("map_source", "default")),
-            saved_map=obj.get("saved_map"),  # type: ignore[arg-type]
+            saved_map=str(saved) if saved is not None else None,
             artefacts=ArtefactSource(obj.get("artefacts", "deal")),
             first=Colour(first) if first else None,
-            seed=int(obj.get("seed", 0)),  # type: ignore[call-overload]
-            teams=tuple(tuple(Colour(c) for c in t) for t in obj.get("teams", [])),  # type: ignore[attr-defined]
-            picked_artefacts={k: tuple(v) for k, v in obj.get("picked_artefacts", {}).items()},  # type: ignore[attr-defined]
+            seed=int(obj.get("seed", 0)),
+            teams=tuple(tuple(Colour(c) for c in t) for t in obj.get("teams", [])),
+            picked_artefacts={str(k): tuple(v) for k, v in obj.get("picked_artefacts", {}).items()},
         )
 
 

@@ -1,4 +1,4 @@
-"""Settings: the language (English, Dutch, Swedish) and the other per-tablet choices, stored in the database."""
+"""Settings: the language (English, Dutch, Swedish) and other per-tablet choices, stored in the database."""
 
 from __future__ import annotations
 

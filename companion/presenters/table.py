@@ -1,4 +1,4 @@
-"""The table screen: the map, every score against the target, whose turn and which step, the artefacts, and the
+"""The table screen: the map, every score against the target, whose turn and which step, the artefacts, and
 camera's last inferred move waiting for a one-tap confirm — or a discrepancy shown on the map itself."""
 
 from __future__ import annotations
@@ -62,8 +62,12 @@ class TablePresenter(Presenter):
         clock: UiClock,
         tr: Translator | None = None,
         auto_confirm: float | None = None,
+        runner: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         super().__init__()
+        self.runner = runner  # runs a job off the UI thread; None: inline (tests, headless)
+        self._latest_reading: Any = None
+        self._judging = False
         self.session = session
         self.clock = clock
         self.tr = tr or Translator()
@@ -76,6 +80,8 @@ class TablePresenter(Presenter):
         self._ignored_frame: int | None = None
         self._proposal_serial = 0
         self.on_game_over: Callable[[], None] | None = None
+        self.setup_done = False
+        self.on_applied: Callable[[list[EventLine]], None] | None = None  # a confirmed move changed the game
 
     # ------------------------------------------------------------------------------------------ views
 
@@ -103,6 +109,27 @@ class TablePresenter(Presenter):
             )
         return name
 
+    def setup_lines(self) -> list[str]:
+        """Before the first move: what each player takes and places (step 3 artefacts, step 6 knights), so the
+        table can be checked against the game; the camera flags any difference on the map."""
+        s = self.snapshot
+        if s.index != 0 or self.setup_done:
+            return []
+        out = []
+        for p in s.players:
+            arts = ", ".join(a.name for a in p.artefacts)
+            where = [f"{t.name} {n}" for t in s.tiles for c, n in t.knights.items() if c is p.colour and n]
+            out.append(
+                self.tr("{name}: {artefacts}; knights: {where}").format(
+                    name=p.name, artefacts=arts, where=", ".join(where)
+                )
+            )
+        return out
+
+    def dismiss_setup(self) -> None:
+        self.setup_done = True
+        self.changed()
+
     def highlighted_tiles(self) -> dict[str, str]:
         """tile id -> "proposal" | "discrepancy" | "battle", for the map to draw rings."""
         marks: dict[str, str] = {}
@@ -129,18 +156,48 @@ class TablePresenter(Presenter):
     # ------------------------------------------------------------------------------------ camera flow
 
     def on_reading(self, reading: Any) -> None:
-        """A new stable reading from the feed (already on the UI thread)."""
+        """A new stable reading from the feed (on the UI thread). Reconciliation may search a few moves deep,
+        so it runs through `runner` (a worker thread in the app); only the newest reading is judged."""
+        self._latest_reading = reading
+        if not self._judging:
+            self._judge_latest()
+
+    def _judge_latest(self) -> None:
+        reading, self._latest_reading = self._latest_reading, None
+        if reading is None:
+            return
+        index = self.session.snapshot().index
+        if self.runner is None:
+            self._judged(reading, index, self.session.propose(reading))
+            return
+        self._judging = True
+
+        def job() -> None:
+            try:
+                proposal = self.session.propose(reading)
+            except Exception as exc:  # shown on the table, never a crash in a worker
+                problem = Discrepancy("", {}, {}, f"cannot work out the move: {exc}")
+                proposal = Proposal(discrepancies=(problem,))
+            self.clock.schedule_once(lambda _dt: self._judged(reading, index, proposal), 0)
+
+        self.runner(job)
+
+    def _judged(self, reading: Any, index: int, proposal: Proposal) -> None:
+        self._judging = False
+        if self.session.snapshot().index != index and self._latest_reading is None:
+            self._latest_reading = reading  # the game moved while we were thinking: judge it again
+        if self._latest_reading is not None:
+            self._judge_latest()
+            return
         frame = int(getattr(reading, "frame_index", 0))
         if self.pending is PendingState.CAMERA_IGNORED and self._ignored_frame is not None:
-            proposal = self.session.propose(reading)
             if proposal.is_discrepancy:
                 return  # the same disagreement the players dismissed; wait for the table to change
             self._ignored_frame = None
-        else:
-            proposal = self.session.propose(reading)
         if not proposal.options and not proposal.discrepancies:
-            if self.pending in (PendingState.DISCREPANCY, PendingState.WAITING_FOR_TABLE):
-                self._clear()  # the table was fixed: it matches the game again
+            if self.pending is not PendingState.NONE and self.pending is not PendingState.CAMERA_IGNORED:
+                self._clear()  # the table matches the game (fixed, or the move was undone on the table)
+                self.changed()
             return
         self.proposal = proposal
         self.pending = PendingState.DISCREPANCY if proposal.is_discrepancy else PendingState.PROPOSAL
@@ -168,6 +225,8 @@ class TablePresenter(Presenter):
         self.last_events = events
         self._clear()
         self.refresh()
+        if events and self.on_applied is not None:
+            self.on_applied(events)
         return events
 
     def dismiss_proposal(self) -> None:
@@ -182,7 +241,7 @@ class TablePresenter(Presenter):
             self.changed()
 
     def camera_wrong(self) -> None:
-        """The game is right and the camera misread: stop showing this disagreement until the table changes."""
+        """The game is right and the camera misread: stop showing this disagreement till the table changes."""
         if self.pending in (PendingState.DISCREPANCY, PendingState.WAITING_FOR_TABLE):
             self.proposal = None
             self.pending = PendingState.CAMERA_IGNORED

@@ -1,4 +1,4 @@
-"""Turn guidance: the 9 turn steps as a stepper; only legal options enabled; a tap on a greyed option shows the
+"""Turn guidance: the 9 turn steps as a stepper; only legal options enabled; tapping a greyed option shows the
 engine's verdict and citation. The same options are the manual entry when the camera is off."""
 
 from __future__ import annotations

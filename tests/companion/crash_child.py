@@ -1,4 +1,4 @@
-"""Run as a subprocess by test_session: plays a seeded game through EngineSession, printing each committed move
+"""Run as a subprocess by test_session: plays a seeded game through EngineSession, printing each stored move
 number, and is killed by the parent at an arbitrary moment."""
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ def opt(
     key: str,
     kind: OptionKind = OptionKind.SIMPLE,
     actor: Colour | None = R,
+    *,
     enabled: bool = True,
     sentence: str = "",
     citation: str = "",
@@ -140,10 +141,22 @@ class FakeSession:
         return self.curve
 
 
-def battle(stage: int, waiting: tuple[Colour, ...], a: int = 6, d: int = 6, cards: tuple[str, str] = ("?", "?")
-           ) -> BattleView:
-    return BattleView("T02", "Fort", R, B, a, d, stage, waiting, notes=("Fort: defender +1",),
-                      attacker_card=cards[0], defender_card=cards[1])
+def battle(
+    stage: int, waiting: tuple[Colour, ...], a: int = 6, d: int = 6, cards: tuple[str, str] = ("?", "?")
+) -> BattleView:
+    return BattleView(
+        "T02",
+        "Fort",
+        R,
+        B,
+        a,
+        d,
+        stage,
+        waiting,
+        notes=("Fort: defender +1",),
+        attacker_card=cards[0],
+        defender_card=cards[1],
+    )
 
 
 def discrepancy() -> Proposal:

@@ -1,4 +1,4 @@
-"""Translations: the committed .mo files are exactly what the .po files compile to, every message the app shows
+"""Translations: the committed .mo files are what the .po files compile to, every message the app shows
 is translated in Dutch and Swedish with its placeholders kept, and switching language works at run time."""
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ def test_committed_mo_files_match_their_po() -> None:
     assert {p.parent.parent.name for p in pos} == {"nl", "sv"}
     for po in pos:
         compiled = compile_mo(parse_po(po.read_text(encoding="utf-8"), str(po)))
-        assert po.with_suffix(".mo").read_bytes() == compiled, f"run `python -m companion.tools.po compile` ({po})"
+        assert po.with_suffix(".mo").read_bytes() == compiled, (
+            f"run `python -m companion.tools.po compile` ({po})"
+        )
 
 
 def test_every_message_is_translated_with_its_placeholders() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -17,6 +18,10 @@ from companion.presenters.turn import TurnPresenter
 from companion.services import ManualClock, OptionKind, Proposal, RollerStatus
 from engine.colours import Colour
 from tests.companion.fakes import B, FakeFeed, FakeRoller, FakeSession, R, Y, battle, discrepancy, opt
+
+
+def pending(t: TablePresenter) -> PendingState:
+    return t.pending  # through a call, so mypy does not narrow the state across presenter calls
 
 
 class Reading:
@@ -44,12 +49,12 @@ def test_camera_proposal_is_confirmed_with_one_tap() -> None:
     t = TablePresenter(s, ManualClock())
     s.next_proposal = Proposal(options=(opt("advance 3 into T03", OptionKind.ADVANCE, target="T03"),))
     t.on_reading(Reading(1))
-    assert t.pending is PendingState.PROPOSAL
+    assert pending(t) is PendingState.PROPOSAL
     assert t.highlighted_tiles() == {"T03": "proposal"}
     assert "advance 3 into T03" in t.proposal_text()
     events = t.confirm()
     assert s.applied == ["advance 3 into T03"] and len(events) == 1
-    assert t.pending is PendingState.NONE
+    assert pending(t) is PendingState.NONE
 
 
 def test_demo_auto_confirms_after_a_pause_but_not_a_superseded_proposal() -> None:
@@ -73,15 +78,15 @@ def test_discrepancy_flow_fix_the_table() -> None:
     t = TablePresenter(s, ManualClock())
     s.next_proposal = discrepancy()
     t.on_reading(Reading(7))
-    assert t.pending is PendingState.DISCREPANCY
+    assert pending(t) is PendingState.DISCREPANCY
     assert t.highlighted_tiles()["T02"] == "discrepancy"
     assert "game: 2" in t.proposal_text()
     assert t.confirm() == [] and s.applied == []  # a discrepancy is never applied
     t.fix_table()
-    assert t.pending is PendingState.WAITING_FOR_TABLE
+    assert pending(t) is PendingState.WAITING_FOR_TABLE
     s.next_proposal = Proposal()  # the players put the knight back: the table matches the game
     t.on_reading(Reading(8))
-    assert t.pending is PendingState.NONE and t.proposal is None
+    assert pending(t) is PendingState.NONE and t.proposal is None
 
 
 def test_discrepancy_flow_camera_is_wrong_stays_quiet_until_table_changes() -> None:
@@ -90,12 +95,12 @@ def test_discrepancy_flow_camera_is_wrong_stays_quiet_until_table_changes() -> N
     s.next_proposal = discrepancy()
     t.on_reading(Reading(7))
     t.camera_wrong()
-    assert t.pending is PendingState.CAMERA_IGNORED and t.proposal is None
+    assert pending(t) is PendingState.CAMERA_IGNORED and t.proposal is None
     t.on_reading(Reading(8))  # same misreading again: not shown again
     assert t.proposal is None
     s.next_proposal = Proposal(options=(opt("advance", target="T03"),))
     t.on_reading(Reading(9))  # a real move: shown
-    assert t.pending is PendingState.PROPOSAL
+    assert pending(t) is PendingState.PROPOSAL
 
 
 def test_refused_confirm_shows_the_verdict() -> None:
@@ -366,3 +371,59 @@ def test_new_game_players_colours_variants_and_first_player() -> None:
     assert len(n.players) == 2
     n.remove_player(n.players[-1].colour)
     assert len(n.players) == 2
+
+
+def test_reconciliation_runs_off_the_ui_thread_and_judges_only_the_newest_reading() -> None:
+    s = FakeSession()
+    clock = ManualClock()
+    jobs: list[Callable[[], None]] = []
+    t = TablePresenter(s, clock, runner=jobs.append)
+    calls: list[int] = []
+    real = s.propose
+
+    def counting(reading: object) -> Proposal:
+        calls.append(int(getattr(reading, "frame_index", 0)))
+        return real(reading)
+
+    s.propose = counting  # type: ignore[method-assign]
+    s.next_proposal = Proposal(options=(opt("advance", target="T03"),))
+    t.on_reading(Reading(1))
+    t.on_reading(Reading(2))  # arrives while the first is being judged
+    t.on_reading(Reading(3))
+    assert len(jobs) == 1 and pending(t) is PendingState.NONE  # nothing decided on the UI thread
+    jobs.pop()()
+    assert calls == [1] and pending(t) is PendingState.NONE  # the result waits for the UI clock
+    clock.advance()
+    assert len(jobs) == 1  # reading 1 is stale: the newest (3) is judged, 2 is skipped
+    jobs.pop()()
+    clock.advance()
+    assert calls == [1, 3] and pending(t) is PendingState.PROPOSAL
+
+
+def test_a_reading_judged_while_the_game_moved_is_judged_again() -> None:
+    s = FakeSession()
+    clock = ManualClock()
+    jobs: list[Callable[[], None]] = []
+    t = TablePresenter(s, clock, runner=jobs.append)
+    s.next_proposal = Proposal(options=(opt("advance", target="T03"),))
+    t.on_reading(Reading(1))
+    jobs.pop()()
+    s.apply("a tap on the turn panel")  # the game moves before the answer is shown
+    clock.advance()
+    assert len(jobs) == 1 and pending(t) is PendingState.NONE
+    jobs.pop()()
+    clock.advance()
+    assert pending(t) is PendingState.PROPOSAL
+
+
+def test_setup_check_lists_what_each_player_takes_and_places_until_dismissed() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    lines = t.setup_lines()
+    assert len(lines) == 3 and lines[0].startswith("Ann:") and "Homelands 3" in lines[0]
+    t.dismiss_setup()
+    assert t.setup_lines() == []
+    s.apply("a move")
+    t2 = TablePresenter(s, ManualClock())
+    t2.refresh()
+    assert t2.setup_lines() == []  # only before the first move

@@ -18,8 +18,11 @@ from companion.storage import SqliteStorage
 
 def fast_render(spec: Any, seed: int) -> tuple[Any, Any]:
     """The renderer's contract without the pixels: ground truth straight from the scene spec."""
-    truth = SimpleNamespace(tiles=dict(spec.tiles), knights={k: dict(v) for k, v in spec.knights.items()},
-                            artefacts=dict(spec.artefacts))
+    truth = SimpleNamespace(
+        tiles=dict(spec.tiles),
+        knights={k: dict(v) for k, v in spec.knights.items()},
+        artefacts=dict(spec.artefacts),
+    )
     return np.zeros((16, 16, 3), np.uint8), truth
 
 
@@ -40,8 +43,9 @@ class DroppingReader(TruthReader):
             loc = max(knights, key=lambda k: sum(knights[k].values()))
             colour = next(iter(knights[loc]))
             knights[loc][colour] -= 1
-            result.reading = TableReading(tiles=dict(r.tiles), knights=knights, artefacts=dict(r.artefacts),
-                                          frame_index=frame_index)
+            result.reading = TableReading(
+                tiles=dict(r.tiles), knights=knights, artefacts=dict(r.artefacts), frame_index=frame_index
+            )
         return result
 
 
@@ -61,15 +65,24 @@ def test_replay_agrees_with_the_script_and_stores_every_move(tmp_path: Path) -> 
 def test_replay_exits_non_zero_when_the_camera_disagrees(tmp_path: Path) -> None:
     script = make_script(seed=7, moves=30)
     out = io.StringIO()
-    code = replay(script, SqliteStorage(tmp_path / "r.sqlite3"), out, reader=DroppingReader(after=6),
-                  renderer=fast_render)
+    code = replay(
+        script,
+        SqliteStorage(tmp_path / "r.sqlite3"),
+        out,
+        reader=DroppingReader(after=6),
+        renderer=fast_render,
+    )
     assert code == 1
     assert "DISAGREES" in out.getvalue()
 
 
 def test_replay_each_step_reports_how_it_was_entered(tmp_path: Path) -> None:
-    rep = Replayer(make_script(seed=3, moves=25), SqliteStorage(tmp_path / "r.sqlite3"), reader=TruthReader(),
-                   renderer=fast_render)
+    rep = Replayer(
+        make_script(seed=3, moves=25),
+        SqliteStorage(tmp_path / "r.sqlite3"),
+        reader=TruthReader(),
+        renderer=fast_render,
+    )
     rep.settle()
     reports = list(rep.steps())
     assert all(r.ok for r in reports)
@@ -81,7 +94,9 @@ def test_replay_with_the_synthetic_renderer(tmp_path: Path) -> None:
     pytest.importorskip("vision.synth")
     script = make_script(seed=7, moves=6)
     out = io.StringIO()
-    assert replay(script, SqliteStorage(tmp_path / "r.sqlite3"), out, reader=TruthReader()) == 0, out.getvalue()
+    assert replay(script, SqliteStorage(tmp_path / "r.sqlite3"), out, reader=TruthReader()) == 0, (
+        out.getvalue()
+    )
 
 
 def test_replay_with_vision(tmp_path: Path) -> None:
@@ -93,7 +108,9 @@ def test_replay_with_vision(tmp_path: Path) -> None:
     assert code == 0, out.getvalue()
 
 
-def test_script_files_round_trip_and_bad_ones_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_script_files_round_trip_and_bad_ones_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "s.json"
     assert main(["--write-script", str(path), "--moves", "5"]) == 0
     script = load_script(path)

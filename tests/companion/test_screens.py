@@ -25,7 +25,9 @@ SIZES = [(1280, 800), (1920, 1200)]
 
 class Box:
     def rows(self) -> list[BoxRow]:
-        return [BoxRow(f"T{i:02d}", f"Territory {i}", "forest", 1 + i % 3, 6, i % 2 == 0) for i in range(1, 9)]
+        return [
+            BoxRow(f"T{i:02d}", f"Territory {i}", "forest", 1 + i % 3, 6, i % 2 == 0) for i in range(1, 9)
+        ]
 
     def save(self, document: Any) -> list[str]:
         return []
@@ -65,8 +67,13 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     tmp = tmp_path_factory.mktemp("screens")
     storage = SqliteStorage(tmp / "games.sqlite3")
-    services = AppServices(storage=storage, factory=EngineFactory(storage, knowledge="full"),
-                           roller=FakeRoller((5, 2)), feed=Feed(), box=Box())
+    services = AppServices(
+        storage=storage,
+        factory=EngineFactory(storage, knowledge="full"),
+        roller=FakeRoller((5, 2)),
+        feed=Feed(),
+        box=Box(),
+    )
     a = SeneschalApp(services)
     App._running_app = a  # kv rules refer to `app`
     EventLoop.ensure_window()
@@ -146,13 +153,17 @@ def test_start_newgame_boxsetup_settings(app: Any, size: tuple[int, int], tmp_pa
 
 def _game(app: Any, seed: int = 4) -> EngineSession:
     cfg = NewGamePresenter(random.Random(seed)).config()
-    session = app.services.factory.new_session(cfg)
+    session: EngineSession = app.services.factory.new_session(cfg)
     return session
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_table_with_proposal_and_discrepancy(app: Any, size: tuple[int, int]) -> None:
     session = _game(app)
+    app.attach(session)
+    app.go("table")
+    _shot(app, "table-setup", size)
+    assert "The table is set up" in _texts(app.screens["table"])
     _play_to(session, random.Random(4), lambda s: s.turn >= 4 and s.battle is None and not s.pending)
     app.attach(session)
     app.table.proposal = Proposal(options=(opt("Ann: 3 into the Fort", OptionKind.ADVANCE, target="T05"),))
@@ -182,8 +193,11 @@ def test_table_with_proposal_and_discrepancy(app: Any, size: tuple[int, int]) ->
 @pytest.mark.parametrize("size", SIZES)
 def test_battle_referee_history(app: Any, size: tuple[int, int]) -> None:
     session = _game(app, 3)
-    assert _play_to(session, random.Random(3),
-                    lambda s: s.battle is not None and bool(s.pending) and s.pending[0].need.value == "support")
+    assert _play_to(
+        session,
+        random.Random(3),
+        lambda s: s.battle is not None and bool(s.pending) and s.pending[0].need.value == "support",
+    )
     app.attach(session)
     app.go("battle")
     _shot(app, "battle", size)
@@ -192,8 +206,11 @@ def test_battle_referee_history(app: Any, size: tuple[int, int]) -> None:
     assert "Battle for" in screen.ids.title.text
     assert screen.ids.attacker.text and screen.ids.defender.text
     assert len(screen.ids.options.children) >= 1
-    app.referee.ask(next(o for o in app.referee.topics if not o.enabled) if any(
-        not o.enabled for o in app.referee.topics) else app.referee.topics[0])
+    app.referee.ask(
+        next(o for o in app.referee.topics if not o.enabled)
+        if any(not o.enabled for o in app.referee.topics)
+        else app.referee.topics[0]
+    )
     app.go("referee")
     _shot(app, "referee", size)
     assert "p." in app.screens["referee"].ids.verdict.text

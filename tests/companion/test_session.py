@@ -56,7 +56,9 @@ def test_greyed_advance_explains_with_citation(tmp_path: Path) -> None:
     grey = [o for o in opts if not o.enabled and o.kind is OptionKind.ADVANCE]
     assert grey, "far territories must be offered greyed with the engine's reason"
     v = grey[0].verdict
-    assert not v.ok and v.sentence and "p." in v.citation and v.facts
+    assert not v.ok and v.sentence and "p." in v.citation
+    asked = s.check(grey[0].action)  # the referee's answer adds the facts it rests on
+    assert asked.sentence == v.sentence and any("castle" in f for f in asked.facts)
 
 
 def test_every_move_is_stored_before_it_is_returned_and_resumes_exactly(tmp_path: Path) -> None:
@@ -66,7 +68,7 @@ def test_every_move_is_stored_before_it_is_returned_and_resumes_exactly(tmp_path
     assert len(saved.records) == len(s.actions) == 40
     assert [r.words for r in saved.records] == [x.text for x in s.history()]
     # drop every object (as if the process died) and reopen the file
-    path, gid, final = s.storage.path, s.game_id, s.state.to_json()
+    path, gid, final = tmp_path / "games.sqlite3", s.game_id, s.state.to_json()
     del s
     again = EngineSession.resume(SqliteStorage(path), gid)
     assert again.state.to_json() == final
@@ -84,7 +86,7 @@ def test_undo_and_rewind_are_stored(tmp_path: Path) -> None:
     assert len(s.storage.load(s.game_id).records) == 10
     s.rewind_to(3)
     assert len(s.history()) == 3 and len(s.storage.load(s.game_id).records) == 3
-    again = EngineSession.resume(SqliteStorage(s.storage.path), s.game_id)
+    again = EngineSession.resume(SqliteStorage(tmp_path / "games.sqlite3"), s.game_id)
     assert again.state.to_json() == s.state.to_json()
 
 

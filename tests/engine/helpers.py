@@ -66,6 +66,8 @@ MAP: dict[str, tuple[str, ...]] = {
     "T12": ("T13",),
     "K3": ("T03", "T26"),
     "K4": ("T04", "T24"),
+    "K5": ("T05", "T29"),
+    "K6": ("T06", "T23"),
 }
 # Default deals keep plain battles plain: red's sceptre (Loyalty) only helps when red defends, blue's (Rage)
 # only when blue attacks, and both orbs apply without asking anything.

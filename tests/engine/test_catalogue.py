@@ -236,3 +236,31 @@ def test_bad_guessed_list_and_enum_values() -> None:
     text = "\n".join(info.value.problems)
     assert "unknown field 'depth'" in text and "unknown colour 'purple'" in text
     assert "ambush card has no fixed value" in text
+
+
+def test_box_document_round_trip() -> None:
+    """The app's box-setup step saves only what the owner changed or confirmed (R8)."""
+    from engine.catalogue import box_json
+
+    assert box_json(load_default_catalogue()) == {"format": "seneschal-box", "version": 1}
+    box = {"format": "seneschal-box", "version": 1,
+           "territories": [{"id": "T23", "capacity": 3}, {"id": "T25", "confirmed": ["value", "kind"]},
+                           {"id": "T30", "kind": "forest", "name": "Forest of Auvergne"}],
+           "cards": [{"id": "C01", "value": 3}],
+           "castles": [{"id": "K1", "colour": "blue"}, {"id": "K2", "colour": "red"}]}
+    cat = load_box_catalogue(box)
+    doc = json.loads(json.dumps(box_json(cat)))
+    again = load_box_catalogue(doc)
+    assert again == cat and again.guesses() == cat.guesses()
+    assert {e["id"] for e in doc["territories"]} == {"T23", "T25", "T30"}
+
+
+def test_the_example_box_file_loads() -> None:
+    from importlib import resources
+
+    path = resources.files("engine").joinpath("data/box-catalogue.example.json")
+    cat = load_box_catalogue(json.loads(path.read_text(encoding="utf-8")))
+    assert cat.territory("T23").capacity == 3 and "capacity" not in cat.territory("T23").guessed
+    assert "capacity" not in cat.territory("T29").guessed and cat.territory("T29").capacity == 8
+    assert cat.territory("T30").value == 2 and cat.castle_of(Colour.GREEN).id == "K2"
+    assert cat.card("C01").guessed == frozenset()

@@ -111,3 +111,10 @@ def test_wired_as_seneschal_referee() -> None:
     proc = subprocess.run([sys.executable, "-m", "companion", "referee", "/nonexistent/x.json"],
                           capture_output=True, text=True, timeout=60, check=False, cwd=ROOT)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_pretty_output_is_indented_json() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--pretty", str(SCENARIOS / "fresh-setup.json")], out=out, err=err) == 0
+    text = out.getvalue()
+    assert text.startswith("{\n  \"index\": 1") and '"final": true' in text

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.catalogue import Catalogue, TerritoryKind, TileKind, load_box_catalogue, load_default_catalogue
 from engine.colours import Colour
@@ -287,3 +292,52 @@ def test_malformed_maps_document() -> None:
     text = "\n".join(info.value.problems)
     assert "'players' must be 2..6" in text and "listed twice" in text and "needs 2" in text
     assert "also a cell" in text and "[1, 0, '9']" in text
+
+
+def test_mangled_documents_never_crash() -> None:
+    """Box catalogues, boards, readings and map layouts with junk in them: a clear error, never a crash."""
+    import random
+
+    from engine.catalogue import default_catalogue_json
+    from engine.errors import EngineError
+    from engine.reading import TableReading
+    from tests.engine.test_scenario import mutate
+
+    rng = random.Random(7)
+    box = {"format": "seneschal-box", "version": 1, "territories": [{"id": "T23", "capacity": 3}],
+           "castles": [{"id": "K1", "colour": "red", "confirmed": ["colour"]}]}
+    reading = {"format": "seneschal-reading", "version": 1, "tiles": [[0, 0, "K1"], [1, 0, "T07"]],
+               "knights": {"K1": {"red": 3}}, "artefacts": {"A01": True}, "unsure": ["T07"], "frame_index": 3}
+    maps = json.loads(json.dumps({"format": "seneschal-maps", "version": 1, "layouts": [
+        {"players": 2, "seats": [[0, 0], [3, 0]], "cells": [[1, 0, "1"], [2, 0, "L"]]}]}))
+    targets: list[tuple[Any, Callable[[Any], object]]] = [
+        (default_catalogue_json(), load_box_catalogue), (box, load_box_catalogue),
+        (default_board(4, None, random.Random(1)).to_json(), Board.from_json),
+        (reading, TableReading.from_json), (maps, parse_layouts)]
+    for _ in range(600):
+        doc, parse = rng.choice(targets)
+        with contextlib.suppress(EngineError, ValueError):
+            parse(mutate(doc, rng))
+
+
+_TILE_IDS = [*(f"T{i:02d}" for i in range(1, 31)), "L1", "L2", "L3", *(f"K{i}" for i in range(1, 7)),
+             "A01", "X"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.builds(Hex, st.integers(-3, 3), st.integers(-3, 3)), st.sampled_from(_TILE_IDS),
+                       max_size=14))
+def test_any_layout_is_a_board_or_a_map_error(tiles: dict[Hex, str]) -> None:
+    """R13: a custom layout either becomes a playable board (symmetric adjacency, castles reaching a
+    territory) or is refused with MapError naming the problems; nothing else."""
+    try:
+        board = Board.from_layout(tiles)
+    except MapError as exc:
+        assert exc.problems
+        return
+    for a in board.tiles.values():
+        for b in board.reach(a):
+            assert a in board.reach(b)
+    for castle in board.castles:
+        assert any(board.is_territory(t) for t in board.reach(castle))
+        assert len(board.homelands_next_to(castle)) <= 2

@@ -30,8 +30,10 @@ TILES = {Hex(0, 0): "K1", Hex(1, 0): "T07", Hex(2, 0): "T11", Hex(3, 0): "T16", 
 
 def _game(knowledge: Knowledge = Knowledge.FULL) -> GameState:
     board = Board.from_layout(TILES)
+    # Red holds the Crown of Vitality (redistribute once more), blue the Crown of Insight.
+    artefacts = {R: ("A01", "A08", "A15"), B: ("A02", "A12", "A14")}
     cfg = GameConfig(players=(PlayerConfig(R), PlayerConfig(B)), board=board, first_player=R, seed=1,
-                     knowledge=knowledge)
+                     knowledge=knowledge, artefacts=artefacts)
     return new_game(cfg)
 
 
@@ -105,6 +107,9 @@ def test_the_turn_ended_and_the_next_player_placed_knights() -> None:
     # ...and the next player's advance in the same reading.
     result = reconcile(s, _table(s, K2={B: 5}, T16={B: 4}))
     assert result.actions == (A.EndTurn(R), A.Advance(B, "T16", 4))
+    # ...even when exactly the three new knights advanced, so the castle looks unchanged.
+    result = reconcile(s, _table(s, T16={B: 3}))
+    assert result.actions == (A.EndTurn(R), A.Advance(B, "T16", 3))
 
 
 def _battle_ready() -> GameState:
@@ -258,3 +263,73 @@ def test_random_play_every_move_the_camera_sees_is_explained(players: int) -> No
             checked += 1
         state = after
     assert checked >= 10
+
+
+def test_tactical_advance_then_a_second_advance() -> None:
+    """Tactical advance (p.8): the turn's advance is spent, yet red advances again."""
+    s = _play(_game(Knowledge.TABLE), A.Advance(R, "T07", 3))
+    castle = s.players[R].castle
+    result = reconcile(s, _table(s, K1={R: castle - 2}, T11={R: 1}))  # marshlands: 2 advanced, 1 stays
+    assert result.actions == (A.PlayTacticalAdvance(R), A.Advance(R, "T11", 2))
+
+
+def test_crown_of_vitality_redistribution() -> None:
+    """Crown of Vitality (p.7): the engine waits for one more redistribution, which the camera shows."""
+    s = _play(_game(Knowledge.TABLE), A.Advance(R, "T07", 3), A.UseCrown(R))
+    while s.pending and s.pending[0].need.value == "fracture":
+        s = _play(s, A.PassFracture(s.pending[0].players[0]))
+    assert s.pending and s.pending[0].need.value == "redistribute"
+    castle = s.players[R].castle
+    result = reconcile(s, _table(s, K1={R: castle - 2}, T07={R: 5}))
+    assert result.actions == (A.Redistribute(R, (("K1", castle - 2), ("T07", 5))),)
+
+
+def test_tiles_in_another_arrangement_are_discrepancies() -> None:
+    """R89: compared by which tiles touch, so the camera's grid origin and rotation do not matter."""
+    s = _game()
+    # The same map shifted and rotated by 60 degrees (axial (q, r) -> (-r, q + r)) matches.
+    turned = {Hex(-h.r + 5, h.q + h.r - 2): t for h, t in TILES.items()}
+    assert reconcile(s, TableReading(tiles=turned, knights=_table(s).knights)).matches
+    # Swap two tiles: both are reported as moved.
+    swapped = dict(TILES)
+    swapped[Hex(1, 0)], swapped[Hex(3, 1)] = "T20", "T07"
+    result = reconcile(s, TableReading(tiles=swapped, knights=_table(s).knights))
+    assert result.status == "discrepancy"
+    assert {d.location for d in result.discrepancies} >= {"T07", "T20"}
+    assert any("a tile was moved" in line for line in result.sentences())
+    # A tile that is not part of this map at all.
+    extra = dict(TILES)
+    extra[Hex(5, 0)] = "T30"
+    result = reconcile(s, TableReading(tiles=extra, knights=_table(s).knights))
+    want = "camera: Mountains of Auvergne (T30) on the table; game: not part of this map"
+    assert want in result.sentences()
+
+
+def test_refusal_after_a_turn_end_is_reported_with_its_reason() -> None:
+    """The turn passed (blue's three knights appear), but blue cannot reach T12 to advance there (R83)."""
+    s = _game()
+    result = reconcile(s, _table(s, K2={B: 5}, T12={B: 4}))
+    assert result.status == "discrepancy"
+    refusal = next(r for r in result.refused if isinstance(r.action, A.Advance))
+    assert refusal.verdict.reason is Reason.NOT_ADJACENT
+    assert refusal.sentence.startswith("Red ended their turn")
+
+
+def test_artefacts_are_compared_after_the_move() -> None:
+    """Restore artefacts (p.13): the turn end flips red's destroyed sceptre face up again, so a reading that
+    shows it face up and blue's three new knights is the turn end, not a discrepancy (R87)."""
+    import dataclasses
+
+    from engine.state import ArtefactHolding
+
+    s = _game()
+    red = s.players[R]
+    arts = (red.artefacts[0], ArtefactHolding(red.artefacts[1].id, destroyed_on=0), red.artefacts[2])
+    s = dataclasses.replace(s, players={**s.players, R: dataclasses.replace(red, artefacts=arts)})
+    sceptre = arts[1].id
+    knights = _table(s, K2={B: 9}).knights
+    result = reconcile(s, TableReading(knights=knights, artefacts={sceptre: True}))
+    assert result.actions == (A.EndTurn(R),)
+    # Face up but no turn end in sight: the camera and the game disagree about the sceptre.
+    result = reconcile(s, TableReading(knights=_table(s).knights, artefacts={sceptre: True}))
+    assert result.status == "discrepancy" and "face up; game: face down" in result.sentences()[0]

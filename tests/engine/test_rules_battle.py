@@ -369,3 +369,61 @@ def test_battle_refuses_free_actions_while_it_is_under_way():
 
 def test_mayhem_and_variants_do_not_break_the_battle_result_default():
     assert Variant().target == 13
+
+
+def test_order_of_battle_3_sceptre_of_defiance_makes_the_attacker_discard_at_random():
+    s = game(
+        artefacts={B: (ART["insight"], ART["defiance"], ART["devotion"])},
+        occupants={"T25": (B, 2)},
+        hands={R: (TWO, THREE, FOUR, FIVE, PLUS1), B: (TWO,)},
+    )
+    s, _ = play(s, A.Advance(R, "T25", 2))
+    assert s.pending[0].need is Need.RANDOM_DISCARD and s.pending[0].actor is R
+    s, events = play(s, A.DiscardRandom(R, FOUR))
+    assert ev.CardDiscarded(R, FOUR, "Sceptre of Defiance") in events and FOUR not in s.players[R].hand
+
+
+def test_order_of_battle_7_orb_of_preparation_lets_the_winner_discard():
+    s = game(
+        artefacts={R: (ART["vitality"], ART["loyalty"], ART["preparation"])},
+        occupants={"T11": (B, 1), "T07": (R, 1)},
+        hands={R: (FIVE, PLUS1), B: (TWO,)},
+    )
+    s, _ = play(s, A.Advance(R, "T11", 4), A.PlayConflict(R, FIVE), A.PlayConflict(B, TWO))
+    while s.pending and s.pending[0].need is Need.SUPPORT:
+        s, _ = play(s, A.PlaySupport(s.pending[0].players[0], ()))
+    assert s.pending[0].need is Need.OPTIONAL_DISCARD and s.pending[0].tag == "Orb of Preparation"
+    s, events = play(s, A.DiscardCard(R, PLUS1))
+    assert ev.CardDiscarded(R, PLUS1, "Orb of Preparation") in events
+
+
+def test_order_of_battle_7_orb_of_greed_draws_to_six_and_plays_authority():
+    rest = tuple(f"C{i:02d}" for i in range(1, 19) if f"C{i:02d}" not in (FIVE, AUTHORITY, TWO, THREE, FOUR))
+    s = game(
+        occupants={"T11": (B, 1), "T07": (R, 1)},
+        hands={R: (FIVE, TWO, THREE, FOUR), B: (TWO,)},
+        decks={R: (PLUS1, AUTHORITY, *[c for c in rest if c != PLUS1])},
+    )
+    s, events = play(s, A.Advance(R, "T11", 4))  # draws PLUS1 up to five
+    s, more = play(s, A.PlayConflict(R, FIVE), A.PlayConflict(B, TWO))
+    events += more
+    while s.pending and s.pending[0].need is Need.SUPPORT:
+        s, more = play(s, A.PlaySupport(s.pending[0].players[0], ()))
+        events += more
+    assert ev.CardPlayed(R, AUTHORITY, "authority") in events  # Greed drew it: played, two more drawn
+    assert s.players[R].hand_size == 6 - 1 + 2  # Greed drew to six, authority left, two more came
+
+
+def test_battle_events_round_trip_through_json():
+    s = example_position()
+    s, events = play(
+        s,
+        A.Advance(R, "T25", 6),
+        A.PlayFracture(R, ART["defiance"]),
+        A.PlayConflict(R, FIVE),
+        A.PlayConflict(B, THREE),
+        A.PlaySupport(B, (PLUS1, PLUS2)),
+        A.PlaySupport(R, (PLUS2_B,)),
+    )
+    for e in events:
+        assert ev.Event.from_json(e.to_json()) == e

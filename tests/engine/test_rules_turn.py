@@ -21,6 +21,7 @@ from tests.engine.helpers import (
     FRACTURE,
     PLUS1,
     TACTICAL,
+    THREE,
     TWO,
     B,
     G,
@@ -34,8 +35,7 @@ from tests.engine.helpers import (
     refused,
 )
 
-# --- setting up
-# -------------------------------------------------------------------------------------------------
+# --- setting up --------------------------------------------------------------------------------------------
 
 
 def test_setting_up_3_one_artefact_of_each_type_per_player():
@@ -94,8 +94,7 @@ def test_setting_up_rejects_bad_configs_with_every_problem():
         new_game(config((R, B), artefacts={R: ("A01", "A02", "A13")}))
 
 
-# --- 1. place knights
-# -------------------------------------------------------------------------------------------
+# --- 1. place knights --------------------------------------------------------------------------------------
 
 
 def test_turn_1_place_three_knights_at_the_start_of_each_turn():
@@ -115,8 +114,7 @@ def test_turn_1_knights_needing_a_die_from_an_empty_reserve_are_lost():
     assert s.dice_in_use(B) == 10
 
 
-# --- 2. & 7. resources
-# ------------------------------------------------------------------------------------------
+# --- 2. & 7. resources -------------------------------------------------------------------------------------
 
 
 def test_turn_2_call_to_arms_places_two_knights():
@@ -173,8 +171,7 @@ def test_fracture_on_a_crown_from_its_owner_clockwise_negates_it():
     assert refused(s, A.UseCrown(R)).reason is Reason.CROWN_ALREADY_USED
 
 
-# --- 3. & 8. crowns
-# -----------------------------------------------------------------------------------------------
+# --- 3. & 8. crowns ----------------------------------------------------------------------------------------
 
 
 def test_turn_3_crown_once_per_turn_and_not_during_a_battle():
@@ -240,8 +237,7 @@ def test_iconography_crown_of_prosperity_leaves_or_discards_the_top_card():
     assert ev.CardDiscarded(B, top, "crown of prosperity") in events and s.players[B].deck[0] != top
 
 
-# --- 4. redistribute
-# ----------------------------------------------------------------------------------------------
+# --- 4. redistribute ---------------------------------------------------------------------------------------
 
 
 def test_turn_4_redistribute_keeps_the_total_and_one_to_capacity():
@@ -288,8 +284,7 @@ def test_line_of_supply_recomputed_when_a_link_is_lost():
     assert not s.has_supply(R, "T11") and ev.SupplyChanged(R, (), ("T07", "T11")) in events
 
 
-# --- 5. make an advance
-# -------------------------------------------------------------------------------------------
+# --- 5. make an advance ------------------------------------------------------------------------------------
 
 
 def test_turn_5_advance_from_the_castle_into_adjacent_territory_up_to_capacity():
@@ -330,8 +325,7 @@ def test_turn_5_advance_needing_an_eleventh_die_is_refused():
     assert refused(s, A.Advance(R, "T24", 1)).reason is Reason.DICE_EXHAUSTED  # via T28
 
 
-# --- 9. restore artefacts / ending the turn
-# --------------------------------------------------------------------
+# --- 9. restore artefacts / ending the turn ----------------------------------------------------------------
 
 
 def test_turn_9_restore_artefacts_destroyed_on_a_previous_turn_only():
@@ -362,8 +356,7 @@ def test_turn_order_passes_clockwise():
     assert s.current is R and s.turn == 4
 
 
-# --- aim of the game
-# -------------------------------------------------------------------------------------------
+# --- aim of the game ---------------------------------------------------------------------------------------
 
 
 def test_aim_of_the_game_13_points_wins_at_once_even_without_supply():
@@ -376,8 +369,7 @@ def test_aim_of_the_game_13_points_wins_at_once_even_without_supply():
     assert legal_actions(s) == []
 
 
-# --- the referee
-# --------------------------------------------------------------------------------------------------
+# --- the referee -------------------------------------------------------------------------------------------
 
 
 def test_referee_check_order_game_over_then_turn_then_step():
@@ -450,3 +442,64 @@ def test_table_knowledge_config_is_accepted_by_new_game():
 
 def test_variant_defaults():
     assert Variant(skirmish=True).target == 11 and Variant.team_target(3) == 30
+
+
+def test_turn_3_crown_between_two_manoeuvres_after_a_tactical_advance():
+    # R42: after the first advance (and its battle) and before the second manoeuvre, the crown may be used.
+    s = game(hands={R: (TACTICAL,)}, occupants={"T01": (R, 3)})
+    s, _ = play(s, A.PlayTacticalAdvance(R), A.Advance(R, "T07", 2))
+    assert s.step is TurnStep.PREPARE and s.manoeuvres == 1
+    s, _ = play(s, A.UseCrown(R), A.Redistribute(R, (("T01", 2), ("T07", 3))))
+    assert s.manoeuvres == 1  # the Vitality redistribution is not a manoeuvre
+    s, _ = play(s, A.Redistribute(R, (("K1", 5), ("T07", 2))), A.Advance(R, "T25", 3))
+    assert s.manoeuvres == 0
+
+
+def test_turn_4_redistribution_that_needs_an_eleventh_die_is_refused():
+    s = game(occupants={"T01": (R, 1), "T07": (R, 3)}, castles={R: 48, B: 6})
+    assert s.dice_in_use(R) == 10  # 48 knights on 8 dice in the castle, one die on each territory
+    v = refused(s, A.Redistribute(R, (("K1", 49), ("T07", 2))))
+    assert v.reason is Reason.DICE_EXHAUSTED and v.citation == "R22"
+
+
+def test_iconography_crown_of_insight_shuffles_the_discard_under_a_short_deck():
+    s = game(
+        (B, R),
+        hands={B: (TWO,)},
+        decks={B: (THREE, FIVE)},
+        discards={B: tuple(f"C{i:02d}" for i in range(3, 19) if f"C{i:02d}" not in (FIVE,))},
+    )
+    s, events = play(s, A.UseCrown(B))
+    looked = of(events, ev.TopCardsLooked)[0]
+    assert looked.cards[:2] == (THREE, FIVE) and looked.count == 4
+    assert s.players[B].deck_size == 17 and not s.players[B].discard
+
+
+def test_iconography_crown_of_corruption_with_nothing_face_up_does_nothing():
+    blue = [
+        a.id for a in game(artefacts={R: (ART["corruption"], ART["rage"], ART["greed"])}).players[B].artefacts
+    ]
+    s = game(
+        artefacts={R: (ART["corruption"], ART["rage"], ART["greed"])}, destroyed={a: 0 for a in blue}, turn=1
+    )
+    s, events = play(s, A.UseCrown(R, B))
+    assert not s.pending and of(events, ev.ArtefactApplied)
+
+
+def test_iconography_crown_of_prosperity_in_a_table_game_names_the_discarded_card():
+    s = game(
+        knowledge=Knowledge.TABLE,
+        hand_sizes={R: 5, B: 5},
+        artefacts={R: (ART["prosperity"], ART["rage"], ART["greed"])},
+        discards={B: (FIVE,)},
+    )
+    s, _ = play(s, A.UseCrown(R, B), A.PassFracture(B))
+    assert refused(s, A.ProsperityChoice(R, True)).reason is Reason.UNKNOWN_CARD
+    assert refused(s, A.ProsperityChoice(R, True, FIVE)).reason is Reason.CARD_CANNOT_BE_HELD
+    s, _ = play(s, A.ProsperityChoice(R, True, TWO))
+    assert s.players[B].discard_ids() == (FIVE, TWO) and s.players[B].deck_size == 18 - 5 - 2
+
+
+def test_fracture_is_refused_outside_your_turn_and_windows():
+    s = game(hands={B: (FRACTURE,)})
+    assert refused(s, A.PlayFracture(B, ART["vitality"])).reason is Reason.NOT_YOUR_TURN

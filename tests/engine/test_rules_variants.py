@@ -156,3 +156,52 @@ def test_mayhem_a_single_one_costs_one_knight():
     s, _ = play(s, A.RollDice(R, (1, 4, 6)))
     s, _ = finish(s)
     assert s.knights_at("T07") == {R: 2}
+
+
+def test_allegiance_teams_of_three_need_30():
+    six = (
+        R,
+        B,
+        Y,
+        G,
+        __import__("engine.colours", fromlist=["Colour"]).Colour.WHITE,
+        __import__("engine.colours", fromlist=["Colour"]).Colour.BLACK,
+    )
+    teams = Variant(allegiance=((six[0], six[2], six[4]), (six[1], six[3], six[5])))
+    occ = {
+        "T25": (R, 1),
+        "T26": (R, 1),
+        "T27": (R, 1),
+        "T28": (R, 1),
+        "T29": (Y, 1),
+        "T20": (Y, 1),
+        "T24": (six[4], 1),
+        "T23": (six[4], 1),
+        "T22": (six[4], 1),
+        "T07": (R, 1),
+    }
+    s = game(six, variant=teams, occupants=occ)
+    assert sum(s.score(c) for c in (R, Y, six[4])) == 12 + 5 + 6 + 1 and s.winner is None
+    s, _ = play(s, A.Advance(R, "T12", 1))
+    assert s.winner is None  # 25 < 30
+    s2 = game(
+        six, variant=teams, occupants={**occ, "T13": (Y, 1), "T11": (R, 1), "T01": (six[4], 1), "T03": (Y, 1)}
+    )
+    assert sum(s2.score(c) for c in (R, Y, six[4])) == 29 and s2.winner is None
+    s2, _ = play(s2, A.Advance(R, "T12", 1))
+    assert s2.winner == (R, Y, six[4])
+
+
+def test_castle_siege_sceptre_of_fear_matches_the_eight():
+    from tests.engine.helpers import ART
+
+    siege = Variant(castle_siege=True)
+    s = game(
+        variant=siege,
+        occupants={"T25": (R, 1)},
+        castles={R: 12, B: 2},
+        artefacts={R: (ART["vitality"], ART["fear"], ART["greed"])},
+        hands={R: (TWO,), B: (TWO,)},
+    )
+    s, _ = play(s, A.Advance(R, "K2", 3), A.Equalise(R, True))
+    assert s.combat_scores() == (8, 8)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from pathlib import Path
@@ -28,7 +29,7 @@ def _doc(name: str) -> dict[str, Any]:
 
 def test_there_are_examples() -> None:
     assert {p.name for p in EXAMPLES} >= {"battle-example.json", "fresh-setup.json", "table-game.json",
-                                          "siege-in-progress.json"}
+                                          "siege-in-progress.json", "camera-readings.json"}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -97,6 +98,24 @@ def test_state_start_round_trips_a_position() -> None:
     a = [r.state.scores() for r in run(scenario)]
     b = [r.state.scores() for r in run(again)]
     assert a == b and all(not r.failures for r in run(again))
+
+
+def test_camera_reading_steps() -> None:
+    """Reading steps are reconciled (R80-R89): explained ones are applied, discrepancies change nothing."""
+    scenario = load_scenario(ROOT / "docs" / "scenarios" / "camera-readings.json")
+    results = list(run(scenario))
+    assert [r.reconciliation.status for r in results if r.reconciliation] == [
+        "actions", "actions", "actions", "discrepancy", "match"]
+    assert results[0].reconciliation is not None
+    assert results[0].reconciliation.actions == (A.Advance(R, "T07", 4),)
+    assert results[1].state.current is B
+    assert not results[3].verdict.ok and results[3].verdict.citation == "R83"
+    assert state_to_json(results[3].state) == state_to_json(results[2].state)
+    doc = _doc("camera-readings.json")
+    doc["actions"][0]["reading"] = {"knights": {"K1": {"red": -3}}}
+    doc["actions"][1]["expect"] = {"status": "maybe"}
+    text = _problems(doc)
+    assert "whole number >= 0" in text and "'status' must be" in text
 
 
 def test_refused_action_changes_nothing() -> None:
@@ -204,3 +223,51 @@ def test_actions_parse_into_engine_actions() -> None:
     scenario = load_scenario(ROOT / "docs" / "scenarios" / "battle-example.json")
     assert scenario.steps[0].action == A.Advance(R, "T25", 6)
     assert scenario.steps[-1].action == A.PlaySupport(R, ("C12",))
+
+
+_VALUES: list[Any] = [None, True, 0, -1, 7, 1.5, "", "red", "K1", "T25", "x", [], [1], {}, {"a": 1}, ["red"],
+                      [[0, 0, "K1"]], "C01", "A01"]
+
+
+def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.extend(_paths(v, (*prefix, k)))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out.extend(_paths(v, (*prefix, i)))
+    return out
+
+
+def mutate(doc: Any, rng: Any) -> Any:
+    """A copy of `doc` with one to three values replaced by junk or deleted."""
+    d = copy.deepcopy(doc)
+    for _ in range(rng.randint(1, 3)):
+        paths = _paths(d)
+        if not paths:
+            break
+        path = rng.choice(paths)
+        parent = d
+        for p in path[:-1]:
+            parent = parent[p]
+        if rng.random() < 0.2:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = copy.deepcopy(rng.choice(_VALUES))
+    return d
+
+
+def test_mangled_scenarios_never_crash() -> None:
+    """Bad input gets a SaveError (or a refused action), never another exception: 400 seeded mutations."""
+    import random
+
+    from engine.errors import EngineError
+
+    rng = random.Random(2026)
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in EXAMPLES]
+    for _ in range(400):
+        doc = mutate(rng.choice(docs), rng)
+        with contextlib.suppress(EngineError, ValueError):
+            for _result in run(parse_scenario(doc)):
+                pass

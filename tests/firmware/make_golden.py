@@ -201,6 +201,20 @@ def build() -> dict:
             None,
         ),
         (
+            "result_zero_dice",
+            D2H,
+            raw_frame(p.encode_packet(p.RESULT, 0x1236, b"\x00")),
+            p.BAD_LENGTH,  # a roll has at least one die: a body of just n=0 is the wrong length (§2)
+            None,
+        ),
+        (
+            "button_roll_zero_dice",
+            D2H,
+            raw_frame(p.encode_packet(p.BUTTON_ROLL, 0xBEF0, b"\x00")),
+            p.BAD_LENGTH,
+            None,
+        ),
+        (
             "button_roll_empty",
             D2H,
             raw_frame(p.encode_packet(p.BUTTON_ROLL, 0xBEEF, b"")),

@@ -77,6 +77,17 @@ def test_golden_invalid_frame_is_rejected(case: dict[str, Any]) -> None:
     assert info.value.kind == case["error"]
 
 
+@pytest.mark.parametrize("name", ["result_zero_dice", "button_roll_zero_dice"])
+def test_a_roll_of_zero_dice_from_the_device_is_bad_length(name: str) -> None:
+    case = {c["name"]: c for c in INVALID}[name]
+    assert case["error"] == p.BAD_LENGTH and case["reply"] is None
+    packet = p.cobs_decode(bytes.fromhex(case["hex"])[:-1])
+    assert packet[4:6] == b"\x01\x00"  # len 1, n = 0
+    with pytest.raises(p.FrameError) as info:
+        p.decode_message(bytes.fromhex(case["hex"]))
+    assert info.value.kind == p.BAD_LENGTH
+
+
 def test_stream_of_all_golden_frames_with_garbage_between() -> None:
     stream = bytearray(b"\x00garbage\x00")
     for case in FRAMES:

@@ -163,6 +163,52 @@ def test_unplug_is_seen_by_the_host() -> None:
         client.close()
 
 
+def test_reset_after_reboots_in_place_losing_the_frame_it_was_sending() -> None:
+    with Simulator(seed=8, reset_after=2) as sim:
+        port = sim.port
+        client = Client(port)
+        try:
+            client.request({"type": "HELLO_REQ", "seq": 1})  # frame 1
+            first = client.request({"type": "ROLL", "seq": 2, "n": 2})  # frame 2
+            assert first["type"] == "RESULT"
+            # Frame 3 would be this RESULT: the device rolls, then reboots while sending it. The retry (same
+            # seq) reaches the new boot, which has no session and no cache: NO_SESSION, never a second roll.
+            refused = client.request({"type": "ROLL", "seq": 3, "n": 2})
+            assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)
+            assert sim.boots == 2 and sim.port == port
+            assert [seq for seq, _ in sim.rolls] == [2, 3]
+            kinds = [(e["boot"], e["kind"]) for e in sim.events]
+            assert kinds.index((1, "reset")) < kinds.index((2, "error"))
+            assert client.request({"type": "HELLO_REQ", "seq": 4})["type"] == "HELLO"
+            status = client.request({"type": "STATUS_REQ", "seq": 5})
+            assert status["reset_cause"] == 1 and status["rolls"] == 0  # a watchdog boot, fresh counters
+            assert client.request({"type": "ROLL", "seq": 6, "n": 1})["type"] == "RESULT"
+            assert [seq for seq, _ in sim.rolls] == [2, 3, 6] and sim.boots == 2  # it resets only once
+        finally:
+            client.close()
+
+
+def test_hang_after_keeps_the_port_open_and_answers_nothing() -> None:
+    with Simulator(seed=9, hang_after=1) as sim:
+        client = Client(sim.port)
+        try:
+            assert client.request({"type": "HELLO_REQ", "seq": 1})["type"] == "HELLO"
+            with pytest.raises(TimeoutError):
+                client.request({"type": "PING", "seq": 2, "data": ""}, attempts=3, timeout=0.1)
+            assert sim.hung.is_set() and sim.device is None
+            sim.press_button()
+            # The port stays open and swallows what it is sent: a host's writes never stall.
+            client.port.write_timeout = 2.0
+            for _ in range(16):
+                client.port.write(bytes(4096))
+            with pytest.raises(TimeoutError):
+                client.request({"type": "ROLL", "seq": 3, "n": 1}, attempts=2, timeout=0.1)
+            assert sim.rolls == [] and sim.boots == 1
+            assert [e["kind"] for e in sim.events] == ["hello", "hang"]
+        finally:
+            client.close()
+
+
 def test_button_presses_arrive_as_events_until_acked() -> None:
     with Simulator(seed=2, button_every=0.2) as sim:
         client = Client(sim.port)
@@ -223,6 +269,9 @@ def test_command_line_prints_the_port_first_and_stops_on_sigterm(tmp_path: Path)
         ["--replug-after", "1"],
         ["--device-id", "xyz"],
         ["--button-every", "0"],
+        ["--reset-after", "-1"],
+        ["--hang-after", "x"],
+        ["--reset-after", "1", "--hang-after", "1"],
         ["--bogus"],
     ],
 )

@@ -61,3 +61,26 @@ def test_commands_against_the_simulated_device(capsys: pytest.CaptureFixture[str
     assert {r["device_id"] for r in rolls} == {info["device_id"]}
     assert json.loads(out[3])["rolls"] == 2
     assert out[4].endswith(" ms")
+
+
+def test_the_usb_id_is_configurable_and_a_bad_one_is_exit_code_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serial.tools import list_ports
+    from serial.tools.list_ports_common import ListPortInfo
+
+    def port(device: str, vid: int, pid: int) -> ListPortInfo:
+        info = ListPortInfo(device, skip_link_detection=True)
+        info.vid, info.pid = vid, pid
+        return info
+
+    ports = [port("/dev/ttyFAKE0", 0x2E8A, 0x0005), port("/dev/ttyFAKE1", 0x1209, 0xD1CE)]
+    monkeypatch.setattr(list_ports, "comports", lambda: ports)
+    assert main(["list", "--usb-id", "1209:d1ce"]) == 0
+    # Listed by its id, then not reported as a roller: it cannot be opened, so it never answered HELLO.
+    assert capsys.readouterr().out.splitlines() == ["/dev/ttyFAKE1  1209:d1ce  n/a"]
+    assert main(["list"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["/dev/ttyFAKE0  2e8a:0005  n/a"]  # the default id
+    with pytest.raises(SystemExit) as caught:
+        main(["roll", "2", "--usb-id", "2e8a"])
+    assert caught.value.code == 2 and "VID:PID" in capsys.readouterr().err

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import queue
 import random
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -16,9 +18,11 @@ from hardware import (
     DeviceDisconnectedError,
     DeviceNotFoundError,
     DeviceRefusedError,
+    DeviceRestartedError,
     DeviceTimeoutError,
     DiceEvent,
     DiceRoller,
+    HardwareError,
     ProtocolError,
     Roll,
     RollSource,
@@ -144,6 +148,7 @@ def test_no_reply_raises_device_timeout_error_quoting_the_frame() -> None:
     with pytest.raises(DeviceTimeoutError, match=request.hex(" ")) as caught:
         roller.roll(1)
     assert isinstance(caught.value, TimeoutError) and isinstance(caught.value, OSError)
+    assert caught.value.device_may_have_rolled  # the ROLL left: the device may have rolled and shown dice
     sent = port.written[2:]
     assert 1 <= len(sent) <= 6 and set(sent) == {request}
     roller.close()
@@ -183,9 +188,10 @@ def test_no_session_after_a_resend_fails_the_roll_rather_than_rolling_again() ->
     ])
     roller = roller_for(port)
     roller.open()
-    with pytest.raises(DeviceRefusedError, match="restarted") as caught:
+    with pytest.raises(DeviceRestartedError, match=r"restarted.*roll again") as caught:
         roller.roll(2, timeout=2.0)
-    assert caught.value.code == ErrorCode.NO_SESSION
+    assert isinstance(caught.value, DeviceRefusedError) and caught.value.code == ErrorCode.NO_SESSION
+    assert caught.value.device_may_have_rolled  # the app must not hide dice the device may be showing
     assert port.done  # re-introduced itself, rolled nothing more
     roller.close()
 
@@ -212,6 +218,7 @@ def test_other_errors_are_refusals_quoting_the_code(code: ErrorCode) -> None:
     with pytest.raises(DeviceRefusedError, match=f"code {int(code)}.*'why'") as caught:
         roller.roll(4)
     assert caught.value.code == int(code)
+    assert not caught.value.device_may_have_rolled and not isinstance(caught.value, DeviceRestartedError)
     roller.close()
 
 
@@ -299,13 +306,10 @@ def test_unplug_fails_the_roll_in_flight_then_reconnects_with_a_new_session() ->
     events: queue.Queue[DiceEvent] = queue.Queue()
     roller = roller_for(lambda: next(ports), reconnect=True, backoff=(0.01, 0.05), on_event=events.put)
     roller.open()
-    threading_roll: list[BaseException] = []
 
     def unplug_soon() -> None:
-        wait_until(lambda: len(first.written) == 3)
+        wait_until(lambda: len(first.written) == 3)  # the ROLL has gone out; its answer never comes
         first.unplug()
-
-    import threading
 
     threading.Thread(target=unplug_soon, daemon=True).start()
     with pytest.raises(DeviceDisconnectedError):
@@ -315,7 +319,6 @@ def test_unplug_fails_the_roll_in_flight_then_reconnects_with_a_new_session() ->
     roll = roller.roll(2, timeout=5.0)
     assert (roll.dice, roll.seq) == ((1, 1), seq2)
     assert roller.stats.disconnects == 1 and roller.stats.connects == 2
-    assert not threading_roll
     roller.close()
     assert second.done
 
@@ -327,13 +330,14 @@ def test_a_missing_port_is_device_not_found_quoting_it() -> None:
 
 def test_requests_on_a_closed_roller_fail_clearly() -> None:
     roller = DiceRoller("loop://", keepalive=None)
-    with pytest.raises(DeviceDisconnectedError, match="not open"):
+    with pytest.raises(DeviceDisconnectedError, match="not open") as caught:
         roller.roll(2)
+    assert not caught.value.device_may_have_rolled
 
 
 def test_keepalive_notices_a_device_that_stopped_answering() -> None:
-    ping = frame(Ping((H + 1) % 65536, b""))
-    port = ScriptedPort([*handshake(), *[Step(ping) for _ in range(30)]])
+    ping = frame(Ping((H + 1) % 65536, b""))  # a device without STATUS gets PINGs
+    port = ScriptedPort([*handshake(caps=Capability.BUTTON), *[Step(ping) for _ in range(30)]])
     events: queue.Queue[DiceEvent] = queue.Queue()
     roller = roller_for(port, keepalive=0.05, attempt_timeout=0.03, on_event=events.put)
     roller.open()
@@ -344,3 +348,165 @@ def test_keepalive_notices_a_device_that_stopped_answering() -> None:
     assert not roller.connected
     wait_until(lambda: port.closed)
     roller.close()
+
+
+class _FixedRandom(random.Random):
+    """Picks the HELLO seq the protocol document's example uses."""
+
+    def randrange(self, *args: int, **kwargs: int) -> int:  # type: ignore[override]
+        return 0x1234
+
+
+def _doc_conversation() -> list[tuple[str, bytes]]:
+    """(who, bytes) for each line of docs/dice-protocol.md §8, read from the document itself."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "dice-protocol.md").read_text(encoding="utf-8")
+    block = text.split("## 8.", 1)[1].split("```", 2)[1]
+    lines = []
+    for line in block.splitlines():
+        words = line.split()
+        if not words or words[0] not in ("host", "device"):
+            continue
+        hex_words = []
+        for word in words[1:]:
+            if len(word) != 2 or any(c not in "0123456789abcdefABCDEF" for c in word):
+                break
+            hex_words.append(word)
+        lines.append((words[0], bytes.fromhex("".join(hex_words))))
+    return lines
+
+
+def test_the_protocol_documents_example_conversation_byte_for_byte() -> None:
+    talk = _doc_conversation()
+    who = [w for w, _ in talk]
+    assert who == ["host", "host", "device", "host", "device", "host", "device", "device", "host"]
+    flush, hello_req, hello_frame, roll, result, retry, cached, button, ack = [b for _, b in talk]
+    assert retry == roll and cached == result
+    # The device's first RESULT is lost on the way (as in the document), so the host retries the same bytes.
+    steps = [Step(flush), Step(hello_req, hello_frame), Step(roll), Step(retry, cached), Step(ack)]
+    port = ScriptedPort(steps)
+    roller = roller_for(port, rng=_FixedRandom(), attempt_timeout=0.05)
+    info = roller.open()
+    assert (info.device_id, info.firmware, int(info.capabilities)) == ("e6614103e7452d2f", "1.0.0", 0x0F)
+    roll_result = roller.roll(2)
+    assert (roll_result.seq, roll_result.dice) == (0x1235, (3, 5))
+    port.inject(button)
+    event = roller.events.get(timeout=2)
+    while not isinstance(event, ButtonRollEvent):
+        event = roller.events.get(timeout=2)
+    assert (event.seq, event.dice) == (0xBEEF, (4, 1))
+    wait_until(lambda: port.done)
+    roller.close()
+
+
+def test_a_request_that_never_left_waits_for_the_reconnect_and_runs_in_the_new_session() -> None:
+    seq2 = (H2 + 1) % 65536
+    first = ScriptedPort(handshake())
+    second = ScriptedPort([*handshake(H2), Step(frame(RollRequest(seq2, 2)), frame(Result(seq2, (2, 5))))])
+    ports = iter([first, second])
+    roller = roller_for(lambda: next(ports), reconnect=True, backoff=(0.01, 0.05))
+    roller.open()
+    # The reader thread has seen the link die but not yet reported it: the next write is refused before any
+    # byte leaves, so the device cannot have seen the ROLL and it is safe to send it after reconnecting.
+    transport = roller._transport
+    assert transport is not None
+    transport._alive.clear()
+    roll = roller.roll(2, timeout=5.0)
+    assert (roll.dice, roll.seq) == ((2, 5), seq2)
+    assert first.written == [b"\x00", frame(HelloRequest(H))]  # nothing more went to the dead port
+    assert second.done
+    roller.close()
+
+
+@pytest.mark.parametrize("call", ["roll", "ping", "status", "hello", "open"])
+def test_calling_the_roller_from_its_event_callback_is_refused_not_a_deadlock(call: str) -> None:
+    """on_event runs on the reader thread, which must deliver the reply the call would wait for."""
+    press = ButtonRoll(0xBEEF, (4, 1))
+    port = ScriptedPort([*handshake(), Step(frame(Ack(0xBEEF)))])
+    outcome: queue.Queue[BaseException | object] = queue.Queue()
+    requests: dict[str, Callable[[DiceRoller], object]] = {
+        "roll": lambda r: r.roll(2), "ping": lambda r: r.ping(), "status": lambda r: r.status(),
+        "hello": lambda r: r.hello(), "open": lambda r: r.open(),
+    }
+
+    def on_event(event: DiceEvent) -> None:
+        if isinstance(event, ButtonRollEvent):
+            try:
+                outcome.put(requests[call](roller))
+            except BaseException as exc:  # the test inspects whatever it was
+                outcome.put(exc)
+
+    roller = roller_for(port, on_event=on_event)
+    roller.open()
+    port.inject(encode_frame(press))
+    result = outcome.get(timeout=5)
+    assert type(result) is HardwareError, result
+    assert f"DiceRoller.{call}()" in str(result) and "reader" in str(result) and "deadlock" in str(result)
+    wait_until(lambda: port.done)
+    assert port.written[2:] == [frame(Ack(0xBEEF))]  # nothing else was sent
+    roller.close()
+
+
+def test_the_same_calls_from_another_thread_are_fine_and_close_from_a_callback_is_allowed() -> None:
+    seq = (H + 1) % 65536
+    port = ScriptedPort([*handshake(), Step(frame(RollRequest(seq, 2)), frame(Result(seq, (2, 6))))])
+    closed: list[ConnectionState] = []
+
+    def on_event(event: DiceEvent) -> None:
+        if isinstance(event, ConnectionEvent):
+            closed.append(event.state)
+        if isinstance(event, ConnectionEvent) and event.state is ConnectionState.DISCONNECTED:
+            roller.close()  # allowed: the app gives up on the roller from its callback
+            with pytest.raises(HardwareError, match="event callback"):  # still inside the callback
+                roller.roll(1)
+
+    roller = roller_for(port, on_event=on_event)
+    roller.open()
+    assert roller.roll(2).dice == (2, 6)
+    port.unplug()
+    wait_until(lambda: roller.state is ConnectionState.CLOSED)
+    assert closed == [ConnectionState.CONNECTED, ConnectionState.DISCONNECTED, ConnectionState.CLOSED]
+
+
+def test_a_seen_button_seq_with_other_dice_is_a_new_roll_after_a_reboot() -> None:
+    """§11: a re-send repeats the same bytes; the same (device id, seq) with other dice is a rebooted
+    device's event counter coming round to a seq seen before: a new roll (ACKed like every copy)."""
+    before, repeat, after = ButtonRoll(0x0101, (2, 2)), ButtonRoll(0x0101, (2, 2)), ButtonRoll(0x0101, (6, 3))
+    ack = frame(Ack(0x0101))
+    port = ScriptedPort([*handshake(), Step(ack), Step(ack), Step(ack)])
+    roller = roller_for(port)
+    roller.open()
+    assert isinstance(roller.events.get(timeout=1), ConnectionEvent)
+    for press in (before, repeat, after):
+        port.inject(encode_frame(press))
+    wait_until(lambda: port.done)
+    got = [roller.events.get(timeout=1), roller.events.get(timeout=1)]
+    assert [e.roll.dice for e in got if isinstance(e, ButtonRollEvent)] == [(2, 2), (6, 3)]
+    assert [e.roll.seq for e in got if isinstance(e, ButtonRollEvent)] == [0x0101, 0x0101]
+    wait_until(lambda: roller.stats.button_duplicates == 1)
+    assert roller.stats.button_rolls == 2 and roller.events.empty()
+    roller.close()
+
+
+def test_keepalive_status_notices_a_reboot_under_the_open_port_and_renews_the_session() -> None:
+    """STATUS counters going backwards: the device rebooted but the port stayed open (UART, USB-serial).
+    Without a new HELLO it has no session and would report no button roll, so the client shakes hands."""
+    s1, s2 = (H + 1) % 65536, (H + 2) % 65536
+    later = [(H2 + i) % 65536 for i in range(1, 40)]
+    port = ScriptedPort([
+        *handshake(),
+        Step(frame(StatusRequest(s1)), frame(Status(s1, 0, 10, 5))),
+        Step(frame(StatusRequest(s2)), frame(Status(s2, 1, 0, 1))),  # uptime 10 → 0, 5 frames → 1: rebooted
+        Step(frame(HelloRequest(H2)), hello(H2)),
+        *[Step(frame(StatusRequest(q)), frame(Status(q, 1, 1, 2 + i))) for i, q in enumerate(later)],
+    ])
+    events: queue.Queue[DiceEvent] = queue.Queue()
+    roller = roller_for(port, keepalive=0.05, attempt_timeout=0.1, on_event=events.put)
+    roller.open()
+    assert events.get(timeout=2) == ConnectionEvent(ConnectionState.CONNECTED, roller.info)
+    renewed = events.get(timeout=5)
+    assert isinstance(renewed, ConnectionEvent) and renewed.state is ConnectionState.CONNECTED
+    assert "device restarted" in renewed.reason and "watchdog" in renewed.reason
+    wait_until(lambda: len(port.written) > 6)  # the keepalive goes on in the new session without alarm
+    roller.close()
+    assert not port.mismatches
+    assert roller.stats.restarts == 1 and roller.stats.disconnects == 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hardware import DeviceTimeoutError, DiceRoller
 from hardware.errors import ProtocolError
 from hardware.protocol import (
     Ack,
@@ -28,6 +30,7 @@ from hardware.protocol import (
     decode_frame,
     encode_frame,
 )
+from tests.hardware.fakes import ScriptedPort, Step, frame
 
 FUZZ = settings(
     max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -85,15 +88,15 @@ def test_random_bytes_never_crash_and_never_invent_a_frame(stream: bytes, chunks
 
 @FUZZ
 @given(st.binary(max_size=80))
-def test_decode_frame_raises_only_protocol_errors(frame: bytes) -> None:
+def test_decode_frame_raises_only_protocol_errors(data: bytes) -> None:
     try:
-        message = decode_frame(frame)
+        message = decode_frame(data)
     except ProtocolError as exc:
         assert exc.rejection is not None
     else:
-        assert encode_frame(message) == (frame if frame.endswith(b"\x00") else frame + b"\x00")
+        assert encode_frame(message) == (data if data.endswith(b"\x00") else data + b"\x00")
     with contextlib.suppress(ProtocolError):
-        cobs_decode(frame)
+        cobs_decode(data)
 
 
 @FUZZ
@@ -128,3 +131,38 @@ def test_valid_frames_after_garbage_are_all_recovered(
     stream = garbage + b"\x00" + b"".join(encode_frame(m) for m in sent)
     out = check_no_phantom(stream, chunks)
     assert out[-len(sent):] == sent
+
+
+# ------------------------------------------------------------------------------------- the client end to end
+
+CLIENT_FUZZ = settings(max_examples=25, derandomize=True, deadline=None,
+                       suppress_health_check=[HealthCheck.too_slow])
+
+
+@CLIENT_FUZZ
+@given(st.binary(min_size=1, max_size=200), st.booleans())
+def test_garbage_around_a_reply_never_becomes_a_roll(garbage: bytes, then_reply: bool) -> None:
+    """Whatever noise the line carries, the client returns exactly the device's RESULT, or times out."""
+    hello_seq = random.Random(3).randrange(65536)
+    seq = (hello_seq + 1) % 65536
+    request = frame(RollRequest(seq, 2))
+    reply = garbage + (b"\x00" + frame(Result(seq, (6, 1))) if then_reply else b"")
+    hello = frame(Hello(hello_seq, 1, (1, 0, 0), Capability.NONE, 10, bytes(8)))
+    port = ScriptedPort([Step(b"\x00"), Step(frame(HelloRequest(hello_seq)), hello), Step(request, reply),
+                         *[Step(request) for _ in range(40)]])
+    roller = DiceRoller(lambda: port, rng=random.Random(3), keepalive=None, reconnect=False,
+                        attempt_timeout=0.01, attempts=3, inter_byte_timeout=0.005)
+    roller.open()
+    try:
+        if then_reply:
+            roll = roller.roll(2)
+            assert (roll.seq, roll.dice) == (seq, (6, 1))
+        else:
+            try:
+                roll = roller.roll(2)
+            except DeviceTimeoutError:
+                pass
+            else:  # only if the garbage itself held this exact RESULT frame
+                assert encode_frame(Result(seq, roll.dice))[:-1] in frames_in(garbage + b"\x00")
+    finally:
+        roller.close()

@@ -98,6 +98,19 @@ def test_golden_device_replies_to_invalid_frames_decode(entry: dict[str, Any]) -
     assert isinstance(reply, ErrorReply)
 
 
+@pytest.mark.parametrize("name", ["result_zero_dice", "button_roll_zero_dice"])
+def test_a_roll_of_zero_dice_from_the_device_is_bad_length(name: str) -> None:
+    """docs/dice-protocol.md §4: RESULT/BUTTON_ROLL with n = 0 is `bad_length` (a body of one byte), not
+    `bad_count`; the golden entry must exist so both ends keep agreeing on it."""
+    entry = {e["name"]: e for e in GOLDEN["invalid"]}[name]
+    assert entry["error"] == "bad_length" and entry["reply"] is None
+    packet = cobs_decode(bytes.fromhex(entry["hex"])[:-1])
+    assert packet[4:6] == b"\x01\x00"  # len 1, n = 0
+    with pytest.raises(ProtocolError) as caught:
+        decode_frame(bytes.fromhex(entry["hex"]))
+    assert caught.value.rejection is Rejection.BAD_LENGTH
+
+
 def test_worked_example_from_the_doc() -> None:
     packet = encode_packet(RollRequest(0x1235, 2))
     assert packet.hex(" ") == "01 02 12 35 01 02 c4 da"
@@ -150,7 +163,7 @@ def test_unknown_error_codes_are_accepted_as_the_protocol_requires() -> None:
     reply = decode_frame(encode_frame(ErrorReply(1, ErrorCode(99), "new")))
     assert isinstance(reply, ErrorReply)
     assert int(reply.code) == 99 and reply.code.name == "UNKNOWN_99"
-    assert ErrorCode(99) is ErrorCode(99) or ErrorCode(99) == ErrorCode(99)
+    assert ErrorCode(99) == 99 and repr(ErrorCode(99)) == "ErrorCode(99)"
 
 
 def test_unknown_capability_bits_are_kept() -> None:

@@ -7,15 +7,17 @@ import queue
 import socket
 import threading
 
-from hardware import ConnectionEvent, ConnectionState, DiceEvent, DiceRoller
+import pytest
+
+from hardware import ConnectionEvent, ConnectionState, DeviceDisconnectedError, DiceEvent, DiceRoller
 from hardware.protocol import FrameDecoder, Hello, HelloRequest, Result, RollRequest, encode_frame
 
 DEVICE_ID = bytes.fromhex("0011223344556677")
 
 
 class TcpDevice:
-    """A minimal device on a TCP port: answers HELLO and ROLL (each die = its position mod 6 + 1) and hangs up
-    after `serve` rolls per connection, as a network serial server does when its cable is pulled."""
+    """A minimal device on a TCP port: answers HELLO and ROLL (each die = its position mod 6 + 1), and on
+    each connection hangs up on the ROLL after the first `serve`, as when a cable is pulled."""
 
     def __init__(self, serve: int) -> None:
         self.serve = serve
@@ -37,7 +39,7 @@ class TcpDevice:
     def _serve(self, conn: socket.socket) -> None:
         decoder = FrameDecoder()
         rolls = 0
-        while rolls < self.serve:
+        while True:
             data = conn.recv(256)
             if not data:
                 return
@@ -45,6 +47,8 @@ class TcpDevice:
                 if isinstance(message, HelloRequest):
                     conn.sendall(encode_frame(Hello(message.seq, 1, (1, 0, 0), 0, 10, DEVICE_ID)))  # type: ignore[arg-type]
                 elif isinstance(message, RollRequest):
+                    if rolls == self.serve:
+                        return
                     rolls += 1
                     dice = tuple(i % 6 + 1 for i in range(message.count))
                     conn.sendall(encode_frame(Result(message.seq, dice)))
@@ -54,6 +58,7 @@ class TcpDevice:
 
 
 def test_rolls_over_socket_and_reconnects_when_the_connection_drops() -> None:
+    """The roll in flight at the hang-up fails (the device may have rolled it); the next one reconnects."""
     device = TcpDevice(serve=3)
     events: queue.Queue[DiceEvent] = queue.Queue()
     roller = DiceRoller(f"socket://127.0.0.1:{device.port}", keepalive=None, backoff=(0.02, 0.1),
@@ -62,8 +67,9 @@ def test_rolls_over_socket_and_reconnects_when_the_connection_drops() -> None:
     assert info.device_id == DEVICE_ID.hex()
     dice = [roller.roll(n, timeout=3.0).dice for n in (1, 2, 3)]
     assert dice == [(1,), (1, 2), (1, 2, 3)]
-    # The server hung up after the third roll; the client notices, reconnects, and rolls again.
-    assert roller.roll(4, timeout=3.0).dice == (1, 2, 3, 4)
+    with pytest.raises(DeviceDisconnectedError, match="went away during RollRequest"):
+        roller.roll(4, timeout=3.0)
+    assert roller.roll(5, timeout=3.0).dice == (1, 2, 3, 4, 5)
     roller.close()
     device.close()
     states = []

@@ -1,4 +1,4 @@
-"""Artefact cards: face up when the sticker is read, face down only with a clear view of where the card lies."""
+"""Artefact cards: face up when the sticker is read; face down only with a clear view of the card's place."""
 
 from __future__ import annotations
 

@@ -166,3 +166,16 @@ def test_bad_measurements_are_refused() -> None:
         ColourCalibration.from_samples(BODIES, (5, 5, 5))
     with pytest.raises(CalibrationError, match=r"\(0, 0, 0, 0\)"):
         die_body_colour(np.zeros((10, 10, 3), np.uint8), (0, 0, 0, 0))
+
+
+def test_default_calibration_is_the_renderers_die_colours() -> None:
+    from vision.calibration import default_calibration
+    from vision.synth import DIE_COLOURS
+
+    c = default_calibration()
+    assert set(c.colours) == set(DIE_COLOURS)
+    white = (235.0, 235.0, 235.0)
+    for colour, bgr in DIE_COLOURS.items():
+        m = c.match(bgr, white)
+        assert m.colour is colour and m.accepted and m.distance < 1.0
+    assert default_calibration([Colour.RED, Colour.BLUE]).colours == (Colour.RED, Colour.BLUE)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import pytest
 
@@ -152,7 +153,10 @@ def test_unknown_colour_makes_the_location_unsure_not_wrong() -> None:
 def test_hands_are_found_as_occluders() -> None:
     spec = random_spec(Difficulty.HARD, 4).with_(occluders=2)
     image, truth = render_scene(spec, 4)
-    mask = occluder_mask(image)
+    from vision.pipeline import occluder_scale
+
+    white = sticker_white(image, [t.corners for t in truth.tags])
+    mask = occluder_mask(image, white, scale=occluder_scale(truth.tile_polygons.values()))
     reading = read_knights(
         image, truth.tile_polygons, default_calibration(), occluders=mask, dice_reader=truth_reader(truth)
     )
@@ -162,3 +166,39 @@ def test_hands_are_found_as_occluders() -> None:
         if loc in reading.seen and any(d.hidden and d.location == loc for d in truth.dice)
     }
     assert heavily <= reading.occluded
+
+
+@pytest.mark.parametrize("tilt", [0.0, 20.0, 35.0])
+def test_a_die_top_seen_from_a_tilted_camera_is_placed_over_its_footprint(tilt: float) -> None:
+    """A point 16 mm above the table, seen at 35 degrees, lands ~20 mm off on the table plane uncorrected."""
+    from vision.knights import centres_on_table
+
+    w, h = 1920, 1080
+    f = (w / 2) / math.tan(math.radians(32))
+    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
+    t = math.radians(tilt)
+    fwd = np.array([0.0, -math.sin(t), math.cos(t)])  # world z points into the table; up is -z
+    r = np.vstack([[1.0, 0, 0], np.cross(fwd, [1.0, 0, 0]), fwd])
+    centre = -700.0 * fwd
+    table_to_image = k @ np.column_stack([r[:, 0], r[:, 1], -r @ centre])
+    feet = np.array([[0.0, 0.0], [150.0, -120.0], [-200.0, 90.0], [60.0, 200.0]])
+    tops = np.column_stack([feet, np.full(len(feet), -16.0)])
+    uv = (tops - centre) @ r.T @ k.T
+    image_pts = [(float(x), float(y)) for x, y in uv[:, :2] / uv[:, 2:3]]
+    image_to_table = np.linalg.inv(table_to_image)
+    found = centres_on_table(image_pts, image_to_table, (w, h), 16.0)
+    assert np.allclose(found, feet, atol=0.5)
+    naive = cv2.perspectiveTransform(np.array([image_pts]), image_to_table)[0]
+    if tilt >= 35.0:
+        assert np.max(np.linalg.norm(naive - feet, axis=1)) > 10.0
+
+
+def test_no_dice_and_no_polygons_are_fine() -> None:
+    image, truth = render_scene(SceneSpec(LAYOUT, {}, layout_seed=2), 2)
+    cal = default_calibration()
+    reading = read_knights(
+        image, truth.tile_polygons, cal, image_to_table=np.linalg.inv(truth.homography),
+        dice_reader=truth_reader(truth),
+    )
+    assert reading.knights == {} and reading.dice == () and len(reading.seen) == 9
+    assert read_knights(image, {}, cal, dice_reader=truth_reader(truth)).seen == frozenset()

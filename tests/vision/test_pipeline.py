@@ -49,7 +49,8 @@ class Oracle:
     def map_reader(self, image: np.ndarray) -> MapView:
         t = self.truth
         assert t is not None
-        visible = [tag for tag in t.tags if not tag.covered]
+        # QR codes survive a die on a corner (error correction H); a hand hides them.
+        visible = [tag for tag in t.tags if not (tag.covered and t.params.occluders)]
         per_tile: dict[str, int] = {}
         for tag in visible:
             per_tile[tag.component] = per_tile.get(tag.component, 0) + 1
@@ -144,7 +145,7 @@ def test_half_a_board_is_reported_and_the_unseen_half_kept() -> None:
     moved = {"K1": {RED: 7}, "T01": {RED: 2}, "T02": {RED: 1}}
     results = run(reader, oracle, [SceneSpec(half_layout, moved, layout_seed=8)] * 3, start_seed=20)
     assert all(r.status is Status.HALF_BOARD for r in results)
-    assert "K2" in results[-1].message
+    assert "out of view: K2, L1, T03, T04, T05, T06" in results[-1].message
     final = results[-1].reading
     assert final.knights["K2"] == {BLUE: 5} and final.knights["T05"] == {BLUE: 1}  # kept from before
     assert final.knights["K1"] == {RED: 7} and final.knights["T02"] == {RED: 1}
@@ -164,3 +165,46 @@ def test_garbage_is_a_corrupted_frame(make: Callable[[], object]) -> None:
     oracle = Oracle()
     result = oracle.reader().read(make())
     assert result.status is Status.CORRUPTED_FRAME and result.raw is None
+
+
+@pytest.mark.parametrize("temperature", [-0.8, 0.0, 0.8])
+def test_real_readers_read_a_table_exactly(temperature: float) -> None:
+    """V1's map reader and V3's dice reader end to end, on a still table in cool, neutral and warm light."""
+    pytest.importorskip("vision.dice", reason="V3's dice reader has not landed")
+    reader = TableReader(hold_frames=2)
+    s = spec(BEFORE, temperature=temperature)
+    results = [reader.read(render_scene(s, 40 + i)[0]) for i in range(2)]
+    assert [r.status for r in results] == [Status.OK, Status.OK], [r.message for r in results]
+    final = results[-1].reading
+    assert align_tiles(dict(final.tiles), LAYOUT) == LAYOUT
+    assert {k: dict(v) for k, v in final.knights.items()} == BEFORE
+    assert dict(final.artefacts) == {"A01": True, "A02": True}
+
+
+def test_synthetic_camera_through_the_worker_gives_only_whole_moves() -> None:
+    """The app's path: a synthetic camera, the worker thread, the reader; every frame in order."""
+    from vision.sources import CameraWorker, Frame, SyntheticCamera, WorkerUpdate
+
+    oracle = Oracle()
+    reader = oracle.reader(hold=2)
+    half = {"K1": {RED: 5}, "K2": {BLUE: 5}, "T01": {RED: 2}, "T05": {BLUE: 1}}
+    states = [spec(BEFORE), spec(half, occluders=1), spec(AFTER, occluders=1), spec(AFTER)]
+    cam = SyntheticCamera(states, frames_per_state=3, seed=60)
+
+    def process(frame: Frame):  # type: ignore[no-untyped-def]
+        oracle.truth = cam.truths[frame.index]
+        return reader(frame)
+
+    stable: list[dict[str, dict[Colour, int]]] = []
+
+    def on_update(u: WorkerUpdate) -> None:  # type: ignore[type-arg]
+        if u.fresh and u.result is not None:
+            stable.append({k: dict(v) for k, v in u.result.reading.knights.items()})
+
+    worker = CameraWorker(cam, process, status_of=TableReader.status_of, on_update=on_update, realtime=False)
+    worker.start()
+    assert worker.join(60)
+    assert len(stable) == 12
+    assert all(k in ({}, BEFORE, AFTER) for k in stable), stable
+    assert stable[2] == BEFORE and stable[-1] == AFTER
+    assert worker.status is Status.ENDED

@@ -1,0 +1,209 @@
+"""Reading the map: exact layouts on seeded scenes, robustness, and bad input."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+import zxingcpp
+
+from engine.hexgrid import Hex
+from engine.maps import Board
+from vision.mapreader import MapReading, MapStatus, consistent_layout, read_map, same_layout
+from vision.qr import Backend
+from vision.synth import (
+    RES_4K,
+    Difficulty,
+    GroundTruth,
+    SceneSpec,
+    random_layout,
+    random_spec,
+    render_scene,
+)
+
+Image = np.ndarray
+
+
+def _check_polygons(reading: MapReading, truth: GroundTruth, tolerance: float) -> None:
+    for tid, poly in reading.tile_polygons.items():
+        if tid in reading.inferred:
+            continue
+        true_poly = truth.tile_polygons[tid]
+        centre = true_poly.mean(axis=0)
+        assert cv2.pointPolygonTest(poly.astype(np.float32), (float(centre[0]), float(centre[1])), False) > 0
+        # the outline itself: each true corner near some read corner
+        d = np.linalg.norm(true_poly[:, None, :] - poly[None, :, :], axis=2).min(axis=1)
+        assert d.max() < tolerance * reading.hex_size_px, (tid, d.max())
+
+
+@pytest.mark.parametrize(
+    ("difficulty", "seed", "resolution"),
+    [
+        (Difficulty.EASY, 0, (1920, 1080)),
+        (Difficulty.EASY, 1, (1920, 1080)),
+        (Difficulty.EASY, 2, RES_4K),
+        (Difficulty.MEDIUM, 1, (1920, 1080)),
+        (Difficulty.MEDIUM, 0, RES_4K),
+    ],
+)
+def test_map_is_read_exactly(difficulty: Difficulty, seed: int, resolution: tuple[int, int]) -> None:
+    image, truth = render_scene(random_spec(difficulty, seed, resolution=resolution), seed)
+    reading = read_map(image)
+    assert reading.status is MapStatus.OK, reading.problems
+    assert same_layout(reading.tiles, truth.tiles)
+    assert set(reading.hexes) == set(truth.tiles.values())
+    board = Board.from_layout(reading.tiles)  # the engine accepts the layout as read
+    assert set(board.castles) == {t for t in truth.tiles.values() if t.startswith("K")}
+    _check_polygons(reading, truth, 0.25)
+    # the artefact stickers read are exactly face-up cards
+    assert set(reading.cards) <= {a for a, up in truth.artefacts.items() if up}
+
+
+def test_tilted_35_degrees() -> None:
+    layout = random_layout(3, np.random.default_rng(7))
+    spec = SceneSpec(
+        layout, difficulty=Difficulty.HARD, tilt_deg=35.0, occluders=0, glare_spots=0, layout_seed=7
+    )
+    image, truth = render_scene(spec, 7)
+    reading = read_map(image)
+    assert same_layout(reading.tiles, truth.tiles), reading.problems
+    _check_polygons(reading, truth, 0.3)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_tiles_shifted_a_third_and_turned(seed: int) -> None:
+    layout = random_layout(4, np.random.default_rng(seed))
+    spec = SceneSpec(
+        layout,
+        difficulty=Difficulty.MEDIUM,
+        tilt_deg=15.0,
+        tile_shift=1 / 3,
+        tile_rotation_deg=20.0,
+        glare_spots=0,
+        blur_sigma=0.5,
+        layout_seed=seed,
+    )
+    image, truth = render_scene(spec, seed)
+    reading = read_map(image)
+    assert same_layout(reading.tiles, truth.tiles), reading.problems
+
+
+def test_a_quarter_of_the_tags_hidden() -> None:
+    layout = random_layout(4, np.random.default_rng(11))
+    base = SceneSpec(layout, difficulty=Difficulty.EASY, tilt_deg=10.0, layout_seed=11)
+    clear_image, _ = render_scene(base, 1)
+    clear = read_map(clear_image)
+    assert clear.ok
+    image, truth = render_scene(base.with_(hide_tags=0.25), 2)
+    hidden = [t for t in truth.tags if t.covered]
+    assert len(hidden) >= 0.25 * len(truth.tags)
+    readable = {t.component for t in truth.tags if not t.covered and not t.component.startswith("A")}
+    alone = read_map(image)
+    # every tile with a sticker left is read, in its right place; nothing is invented
+    assert consistent_layout(alone.tiles, truth.tiles)
+    assert readable <= set(alone.hexes)
+    # with the previous reading, tiles whose stickers are all hidden keep their place (inferred, unsure)
+    guided = read_map(image, previous=clear)
+    assert same_layout(guided.tiles, truth.tiles)
+    assert guided.inferred == set(truth.tiles.values()) - set(alone.hexes)
+    assert guided.inferred <= guided.unsure
+    assert all(guided.hexes[t] == clear.hexes[t] for t in clear.hexes)  # same numbering as before
+
+
+def test_previous_reading_keeps_the_numbering_under_a_hand() -> None:
+    spec = random_spec(Difficulty.HARD, 9, players=3).with_(tilt_deg=20.0, glare_spots=0)
+    first_image, _ = render_scene(spec.with_(occluders=0), 1)
+    first = read_map(first_image)
+    image, truth = render_scene(spec.with_(occluders=1), 2)
+    second = read_map(image, previous=first)
+    assert consistent_layout(second.tiles, truth.tiles)
+    assert all(second.hexes[t] == first.hexes[t] for t in first.hexes)
+    assert set(second.tiles.values()) == set(truth.tiles.values())
+
+
+def test_pyzbar_backend_reads_the_map() -> None:
+    image, truth = render_scene(random_spec(Difficulty.EASY, 5, players=2), 5)
+    reading = read_map(image, backend=Backend.PYZBAR)
+    assert reading.ok and same_layout(reading.tiles, truth.tiles), reading.problems
+
+
+# --- bad input ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "status"),
+    [
+        (np.zeros((1080, 1920, 3), np.uint8), MapStatus.BLANK),
+        (np.full((720, 1280), 128, np.uint8), MapStatus.BLANK),
+        (b"\x89PNG garbage bytes", MapStatus.BAD_FRAME),
+        (None, MapStatus.BAD_FRAME),
+        (np.zeros((1080, 1920, 3), np.float32), MapStatus.BAD_FRAME),
+        (np.zeros((4, 4, 3), np.uint8), MapStatus.BAD_FRAME),
+        (np.random.default_rng(0).integers(0, 255, (1080, 1920, 3), dtype=np.uint8), MapStatus.NO_TAGS),
+    ],
+)
+def test_bad_frames_give_a_status_never_a_crash(frame: object, status: MapStatus) -> None:
+    reading = read_map(frame)
+    assert reading.status is status
+    assert reading.problems and not reading.tiles
+    assert isinstance(reading.to_json()["problems"][0], str)
+
+
+def test_tiles_without_stickers_and_foreign_codes() -> None:
+    layout = random_layout(2, np.random.default_rng(3))
+    image, _ = render_scene(SceneSpec(layout, stickers=False, tilt_deg=0.0), 3)
+    code = zxingcpp.create_barcode("tel:+31612345678", zxingcpp.BarcodeFormat.QRCode)
+    pasted = np.asarray(zxingcpp.write_barcode_to_image(code, scale=5))
+    image[40 : 40 + pasted.shape[0], 40 : 40 + pasted.shape[1]] = pasted[:, :, None]
+    reading = read_map(image)
+    assert reading.status is MapStatus.NO_TAGS and not reading.tiles
+    assert [i.text for i in reading.ignored] == ["tel:+31612345678"]
+
+
+def test_half_a_board() -> None:
+    image, truth = render_scene(random_spec(Difficulty.EASY, 4, players=4), 4)
+    half = np.ascontiguousarray(image[:, : image.shape[1] // 2])
+    reading = read_map(half)
+    assert reading.status in (MapStatus.OK, MapStatus.PARTIAL)
+    assert reading.tiles and consistent_layout(reading.tiles, truth.tiles)
+    assert len(reading.tiles) < len(truth.tiles)
+
+
+def test_same_layout_helpers() -> None:
+    a = {Hex(0, 0): "T01", Hex(1, 0): "T02", Hex(0, 1): "L1"}
+    turned = {Hex(5, 5): "T01", Hex(5, 6): "T02", Hex(4, 6): "L1"}  # 60 degrees and moved
+    assert same_layout(a, turned) and consistent_layout({Hex(9, 9): "T01"}, a)
+    assert not same_layout(a, {Hex(0, 0): "T01", Hex(2, 0): "T02", Hex(0, 1): "L1"})
+    assert not consistent_layout({}, a)
+
+
+def test_previous_numbering_survives_a_turned_fit() -> None:
+    """A lattice direction near the 30-degree fold may come out turned by 60 degrees in the next frame: the
+    numbering still follows the previous reading."""
+    from vision import mapreader
+
+    image, truth = render_scene(random_spec(Difficulty.EASY, 6, players=3), 6)
+    first = read_map(image)
+    turned = {t: mapreader._rotate60(h, 1) + Hex(3, -1) for t, h in first.hexes.items()}
+    fake_previous = MapReading(MapStatus.OK, tiles={h: t for t, h in turned.items()}, hexes=turned)
+    again = read_map(image, previous=fake_previous)
+    assert again.hexes == turned
+    for tid in list(turned)[:5]:  # the lattice follows the renumbering
+        poly = again.polygon_of(turned[tid])
+        assert poly is not None
+        centre = truth.tile_polygons[tid].mean(axis=0)
+        assert np.linalg.norm(poly.mean(axis=0) - centre) < 0.3 * again.hex_size_px
+
+
+def test_unknown_ids_for_this_box_are_ignored() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from vision.errors import TagRejection
+
+    image, truth = render_scene(random_spec(Difficulty.EASY, 8, players=2), 8)
+    ids = sorted(truth.tiles.values())
+    box = SimpleNamespace(tile_ids=frozenset(ids[1:]), artefacts=())
+    reading = read_map(image, cast(Any, box))
+    assert ids[0] not in reading.hexes
+    assert any(i.reason is TagRejection.UNKNOWN_ID and i.text == f"MM1:{ids[0]}" for i in reading.ignored)
