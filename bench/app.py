@@ -8,6 +8,11 @@
    are confirmed; meanwhile the window's frames are timed (aim 60 fps, no frame over 50 ms).
 
     python bench/app.py [--seconds 10] [--size 1280x800]
+
+Diagnostics (environment variables): BENCH_PROFILE=1 profiles each frame over 300 ms; BENCH_TEXT=1 names each
+text render over 50 ms; BENCH_NO_CAMERA=1 makes the same moves with no camera process (all tapped).
+Offscreen here means Mesa's software renderer on a shared 2-core machine: the load average is printed with the
+figures.
 """
 
 from __future__ import annotations

@@ -19,14 +19,20 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-import cv2
-import numpy as np
+# `python bench/vision.py` puts bench/ first on sys.path, where this file would shadow the `vision` package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from vision.pipeline import TableReader, align_tiles
-from vision.qr import Backend
-from vision.synth import RES_4K, RES_1080P, Difficulty, GroundTruth, random_spec, render_scene
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.pipeline import TableReader, align_tiles  # noqa: E402
+from vision.qr import Backend  # noqa: E402
+from vision.synth import RES_4K, RES_1080P, Difficulty, GroundTruth, random_spec, render_scene  # noqa: E402
 
 SIZES = {"1080p": RES_1080P, "4k": RES_4K}
 
@@ -51,6 +57,28 @@ class Tally:
         self.occluded += other.occluded
         self.occluded_flagged += other.occluded_flagged
         self.errors += other.errors
+
+
+@dataclass(frozen=True)
+class TrueDie:
+    box: tuple[int, int, int, int]
+    value: int
+    confidence: float = 1.0
+    unsure: bool = False
+
+
+def truth_dice(truth: GroundTruth) -> Callable[..., list[TrueDie]]:
+    """`--dice truth`: the renderer's dice (top-face boxes, hidden ones left out), to measure everything
+    after the dice finder (map, assignment to tiles, colour, sums) on its own."""
+
+    def box(d: Any) -> tuple[int, int, int, int]:
+        (x0, y0), (x1, y1) = np.floor(d.top_face.min(axis=0)), np.ceil(d.top_face.max(axis=0))
+        return (int(x0), int(y0), int(x1), int(y1))
+
+    def read(image: Any, region: Any = None, calibration: Any = None) -> list[TrueDie]:
+        return [TrueDie(box(d), d.value) for d in truth.dice if not d.hidden]
+
+    return read
 
 
 def score(reader: TableReader, image: np.ndarray, truth: GroundTruth, tally: Tally, label: str) -> None:
@@ -103,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2, help="OpenCV threads (CI has 2 cores)")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--errors", action="store_true", help="print the first misreadings per group")
+    p.add_argument("--dice", choices=("v3", "truth"), default="v3",
+                   help="dice finder: V3's vision.dice (default) or the renderer's truth (isolates the rest)")
     args = p.parse_args(argv)
     n = 4 if args.quick else args.frames
     cv2.setNumThreads(args.threads)
@@ -117,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"unknown decoder {d!r} (zxing, pyzbar)")
 
     print(f"bench/vision.py: {len(Difficulty) * len(sizes) * n} frames ({n} per difficulty and size), "
-          f"{args.threads} OpenCV threads, seeds {args.seed}..{args.seed + n - 1}")
+          f"{args.threads} OpenCV threads, seeds {args.seed}..{args.seed + n - 1}, dice finder: {args.dice}")
     frames: dict[tuple[Difficulty, str], list[tuple[np.ndarray, GroundTruth]]] = {}
     t0 = time.perf_counter()
     for diff in Difficulty:
@@ -138,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             for diff in Difficulty:
                 tally = Tally()
                 for i, (image, truth) in enumerate(frames[diff, size]):
-                    reader = TableReader(hold_frames=1, backend=backends[dec])
+                    dice = truth_dice(truth) if args.dice == "truth" else None
+                    reader = TableReader(hold_frames=1, backend=backends[dec], dice_reader=dice)
                     score(reader, image, truth, tally, f"{diff.value}/{size}/{dec} seed {args.seed + i}")
                 print(row(f"{diff.value} / {size} / {dec}", tally), flush=True)
                 if diff is not Difficulty.HARD:

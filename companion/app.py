@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
+from kivy.base import ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
+from kivy.logger import Logger
 from kivy.metrics import dp, sp
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -66,10 +68,26 @@ class AppServices:
     tr: Translator = field(default_factory=Translator)
     auto_confirm: float | None = None  # the demo confirms camera moves by itself after this pause
     box: Any = None  # the box-setup service (catalogue, sticker sheet, calibration)
+    keep_playing: bool = True  # a failing tap is logged and shown instead of closing the app (tests: False)
 
 
 def run_in_thread(job: Callable[[], None]) -> None:
     threading.Thread(target=job, name="seneschal-worker", daemon=True).start()
+
+
+class KeepPlaying(ExceptionHandler):  # type: ignore[misc]
+    """A bug in one tap must not end the evening: log it, say so on screen, keep the game (it is stored)."""
+
+    def __init__(self, app: SeneschalApp) -> None:
+        super().__init__()
+        self.app = app
+
+    def handle_exception(self, exception: BaseException) -> Any:
+        if not isinstance(exception, Exception):  # KeyboardInterrupt, SystemExit: really stop
+            return ExceptionManager.RAISE
+        Logger.exception("Seneschal: a tap failed; the game goes on")
+        self.app.show_problem(f"{type(exception).__name__}: {exception}")
+        return ExceptionManager.PASS
 
 
 class KivyClock:
@@ -332,7 +350,7 @@ class NewGameScreen(BaseScreen):
             maps.add_widget(
                 big_button(("> " if p.map_source is src else "") + tr(title), partial(p.set_map_source, src))
             )
-        self.ids.problems.text = "\n".join(tr(x) for x in p.problems)
+        self.ids.problems.text = "\n".join([tr(x) for x in p.problems] + p.refused)
 
 
 def _renamed(p: NewGamePresenter, colour: Any, _widget: Any, text: str) -> None:
@@ -398,6 +416,9 @@ class TableScreen(BaseScreen):
             b.color = (0, 0, 0, 1) if s.state == "current" else (1, 1, 1, 1)
             b.bold = s.state == "current"
 
+    def _editor(self, p: TurnPresenter, opts: Any) -> None:
+        _editor_rows(self, p, opts)
+
     def _options(self) -> None:
         app = self.app_ref
         p: TurnPresenter | None = app.turn
@@ -415,6 +436,7 @@ class TableScreen(BaseScreen):
             app.lang,
             p.selected_group,
             p.selected_target,
+            tuple(p.editing.items()) if p.editing is not None else None,
             tuple((g.kind, g.enabled, tuple((o.key, o.enabled) for o in g.options)) for g in all_groups),
         )
         if not self.changed_key("options", key):
@@ -432,6 +454,9 @@ class TableScreen(BaseScreen):
             )
         if p.selected_group is None:
             return
+        if p.editing is not None:
+            self._editor(p, opts)
+            return
         choices = p.target_choices()
         if choices:
             for target, name, enabled, rep in choices[:30]:
@@ -440,6 +465,30 @@ class TableScreen(BaseScreen):
         shown = p.visible_options()
         for o in shown[:24]:
             opts.add_widget(_option_button(o, p.tap, tr))
+
+
+def _editor_rows(screen: TableScreen, p: TurnPresenter, opts: Any) -> None:
+    """Redistribution: one row per place with - and +, what is left to place, the engine's verdict, Done."""
+    tr = screen.app_ref.tr
+    for loc, name, n, before, supplied in p.editor_rows():
+        mark = "" if supplied else "  (" + tr("no supply") + ")"
+        change = f"  ({n - before:+d})" if n != before else ""
+        opts.add_widget(text_label(f"{name}{mark}", 16, height=56))
+        row = BoxLayout(size_hint_y=None, height=dp(56), spacing=dp(6))
+        row.add_widget(big_button("-", partial(p.adjust, loc, -1), height=56))
+        row.add_widget(Label(text=f"{n}{change}", font_size=sp(22), bold=True))
+        row.add_widget(big_button("+", partial(p.adjust, loc, +1), height=56))
+        opts.add_widget(row)
+    left = p.moved()
+    verdict = p.redistribution_verdict()
+    if left > 0:
+        status = tr("{n} knights to place").format(n=left)
+    elif left < 0:
+        status = tr("{n} knights too many").format(n=-left)
+    else:
+        status = verdict.sentence if not verdict.ok else tr("Allowed.")
+    opts.add_widget(text_label(status, 16, color=(1, 0.75, 0.4, 1) if not verdict.ok else (0.6, 1, 0.6, 1)))
+    opts.add_widget(big_button(tr("Done"), p.apply_redistribution, greyed=not verdict.ok))
 
 
 def _toggle_group(p: TurnPresenter, kind: Any) -> None:
@@ -730,6 +779,8 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.referee: RefereePresenter | None = None
         self.endgame: EndGamePresenter | None = None
         self.screens: dict[str, BaseScreen] = {}
+        self.last_reading: Any = None  # the camera's last stable reading (the map for a new game)
+        self.problem = ""
         self._refresh_due = False
         self.root_widget: Root | None = None
 
@@ -755,13 +806,31 @@ class SeneschalApp(App):  # type: ignore[misc]
         for name in NAV:
             nav.add_widget(big_button(self.tr(NAV_TITLES[name]), partial(self.go, name), height=64))
         self.root_widget = root
+        if self.services.keep_playing:
+            ExceptionManager.add_handler(KeepPlaying(self))
         self.dice.subscribe(self.request_refresh)
+        on_button = getattr(self.services.roller, "set_on_button", None)
+        if callable(on_button):  # a roll made with the roller's own button shows up in the dice panel
+            on_button(lambda roll: self.clock.schedule_once(lambda _dt: self.dice.record(roll), 0))
+        # The camera runs from the start: box setup and a new game read the map before any game.
+        self.camera = CameraPresenter(self.services.feed, self.clock, on_reading=self._on_reading)
+        self.camera.subscribe(self.request_refresh)
+        self.camera.start()
         self.newgame.subscribe(self.request_refresh)
         self.settings.subscribe(self.request_refresh)
         if self.box_presenter is not None:
             self.box_presenter.subscribe(self.request_refresh)
         self.go("start")
         return root
+
+    def show_problem(self, text: str) -> None:
+        """Something went wrong in the app itself: shown where the engine's explanations appear."""
+        self.problem = text
+        screen = self.screens.get("table")
+        if screen is not None:
+            screen.ids.explanation.text = self.tr("Something went wrong (the game is saved): {error}").format(
+                error=text
+            )
 
     def go(self, name: str) -> None:
         if self.root_widget is None:
@@ -795,12 +864,42 @@ class SeneschalApp(App):  # type: ignore[misc]
     # ----------------------------------------------------------------------------------------- games
 
     def start_new(self) -> None:
+        """New game from the new-game screen; anything the setup refuses is shown there, never a crash."""
+        self.newgame.refused = []
         try:
             config = self.newgame.config()
-        except ValueError:
-            self.request_refresh()
+            board = self._board_for(config)
+            session = self.services.factory.new_session(config, board=board)
+        except ValueError as exc:  # includes the engine's SetupError / MapError with every problem listed
+            problems = getattr(exc, "problems", None) or [str(exc)]
+            self.newgame.refused = [str(p) for p in problems]
+            self.newgame.changed()
             return
-        self.attach(self.services.factory.new_session(config))
+        self.attach(session)
+
+    def _board_for(self, config: Any) -> Any:
+        """The map the camera read (remembered as the saved custom map), the saved one, or None."""
+        import json
+
+        from companion.presenters.newgame import MapSource
+
+        if config.map_source is MapSource.CAMERA:
+            reading = self.last_reading
+            if reading is None or not reading.tiles:
+                raise ValueError(self.tr("The camera has not read the map yet: is the whole board in view?"))
+            from engine.maps import Board
+
+            board = Board.from_layout(dict(reading.tiles))
+            self.services.storage.set_setting("saved_map", json.dumps(board.to_json()))
+            return board
+        if config.map_source is MapSource.SAVED:
+            saved = self.services.storage.get_setting("saved_map", "")
+            if not saved:
+                raise ValueError(self.tr("No saved map yet: read one from the camera first."))
+            from engine.maps import Board
+
+            return Board.from_json(json.loads(saved))
+        return None
 
     def resume(self, game_id: int) -> None:
         self.attach(self.services.factory.resume(game_id))
@@ -823,12 +922,10 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.table.on_applied = lambda _events: self.after_move()
         for p in (self.table, self.turn, self.battle, self.history, self.referee):
             p.subscribe(self.request_refresh)
-        self.camera = CameraPresenter(self.services.feed, clock, on_reading=self._on_reading)
-        self.camera.subscribe(self.request_refresh)
-        self.camera.start()
         self.go("table")
 
     def _on_reading(self, reading: Any) -> None:
+        self.last_reading = reading
         if self.table is not None:
             self.table.on_reading(reading)
 

@@ -243,6 +243,7 @@ def main_app(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-roller", action="store_true", help="roll on screen")
     parser.add_argument("--db", default=None, help="game database (default: the user data directory)")
     parser.add_argument("--size", default="1280x800")
+    parser.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     _kivy_env(args.size)
 
@@ -258,14 +259,15 @@ def main_app(argv: list[str] | None = None) -> int:
     roller = ScreenRollerAdapter() if args.no_roller else open_device_roller(args.roller)
     feed = None
     if args.camera is not None:
-        try:
-            from companion.feeds import VisionFeed
-            from companion.pipeline import vision_reader
-            from vision.sources import open_source
+        from companion.pipeline import vision_available
 
-            feed = VisionFeed(open_source(args.camera), vision_reader(5))
-        except Exception as exc:
-            print(f"seneschal app: camera unavailable ({exc}); enter moves by hand", file=sys.stderr)
+        why = vision_available()
+        if why:
+            print(f"seneschal app: camera unavailable ({why}); enter moves by hand", file=sys.stderr)
+        else:
+            from companion.feedproc import ProcessFeed
+
+            feed = ProcessFeed(("open", args.camera), ("vision", 5))  # camera and vision in their own process
     data_dir = default_db_path().parent if not args.db else Path(args.db).resolve().parent
     box = CatalogueBox(data_dir)
     services = AppServices(
@@ -277,9 +279,15 @@ def main_app(argv: list[str] | None = None) -> int:
         box=box,
     )
     app = SeneschalApp(services)
+    if args.exit_after is not None:
+        from kivy.clock import Clock
+
+        Clock.schedule_once(lambda _dt: app.stop(), args.exit_after)
     try:
         app.run()
     finally:
+        if feed is not None:
+            feed.stop()
         roller.close()
         storage.close()
     return 0

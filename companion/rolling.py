@@ -59,13 +59,19 @@ class DeviceRollerAdapter:
         self._info: Any = None
         self._error = ""
 
+    def set_on_button(self, callback: Any) -> None:
+        """Rolls made with the device's own button (called on the driver's thread: post to the UI)."""
+        self._on_button = callback
+
     def open(self, timeout: float = 3.0) -> None:
         self._info = self._roller.open(timeout=timeout)
 
     def _event(self, event: Any) -> None:
         dice = getattr(event, "dice", None)
         if dice is not None and self._on_button is not None:
-            self._on_button(RollResult(tuple(dice), f"device button #{getattr(event, 'seq', '?')}"))
+            roll = getattr(event, "roll", None)
+            seq = getattr(roll, "seq", "?")
+            self._on_button(RollResult(tuple(dice), f"device {getattr(roll, 'device_id', '')} button #{seq}"))
 
     @property
     def status(self) -> RollerStatus:

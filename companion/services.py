@@ -223,6 +223,11 @@ class GameSession(Protocol):
         """Check, apply, persist (before returning) and describe one action. Raises `RefusedError`."""
         ...
 
+    def redistribution(self, counts: Mapping[str, int]) -> Any:
+        """The engine action that leaves the player to act with these knight counts (castle and territories);
+        the engine's `check` says whether it is allowed."""
+        ...
+
     def complete(self, option: Option, values: tuple[int, ...], source: str) -> Any:
         """The engine action for a ROLL option once the dice are known (rolled by the roller, on screen or
         typed in from physical dice)."""

@@ -479,6 +479,16 @@ class EngineSession:
         v = _rules().check(self.state, action)
         return _verdict_view(v, self.facts(action))
 
+    def redistribution(self, counts: Mapping[str, int]) -> Any:
+        from engine.actions import Redistribute
+
+        s = self.state
+        me = s.actors()[0] if s.actors() else s.current
+        changed = tuple(
+            sorted((loc, int(n)) for loc, n in counts.items() if s.knights_at(loc).get(me, 0) != n)
+        )
+        return Redistribute(me, changed)
+
     def complete(self, option: Option, values: tuple[int, ...], source: str) -> Any:
         from engine.actions import RollDice
         from engine.state import DiceSource
@@ -626,9 +636,8 @@ class EngineFactory:
         self.catalogue = catalogue
         self.board_provider = board_provider  # () -> Board read by the camera, for MapSource.CAMERA
 
-    def new_session(self, config: NewGameConfig) -> EngineSession:
-        board = None
-        if config.map_source is MapSource.CAMERA and self.board_provider is not None:
+    def new_session(self, config: NewGameConfig, board: Any = None) -> EngineSession:
+        if board is None and config.map_source is MapSource.CAMERA and self.board_provider is not None:
             board = self.board_provider()
         return EngineSession.create(
             config, self.storage, self.tr, catalogue=self.catalogue, board=board, knowledge=self.knowledge

@@ -129,9 +129,9 @@ class SqliteStorage:
             ).fetchall()
         out = []
         for gid, started, config, moves in rows:
-            players = tuple(
-                str(p.get("name", p.get("colour", "?"))) for p in json.loads(config).get("players", [])
-            )
+            doc = json.loads(config)
+            app = doc.get("app", doc)  # the app's new-game settings sit beside the engine's config
+            players = tuple(str(p.get("name") or p.get("colour", "?")) for p in app.get("players", []))
             out.append(GameSummary(int(gid), str(started), players, int(moves)))
         return out
 

@@ -1,7 +1,8 @@
 """Seneschal's rules engine for Medieval Mastery: pure Python, standard library only.
 
 Main entry points: `new_game(GameConfig(...))`, `legal_actions(state)`, `check(state, action)`, `apply(state,
-action)`, `History` (undo, rewind, save/load) and `random_playout` for simulations.
+action)`, `redistributions(state)` (every legal redistribution), `History` (undo, rewind, save/load) and
+`random_playout` for simulations.
 """
 
 from engine.actions import Action
@@ -10,7 +11,7 @@ from engine.errors import EngineError, IllegalActionError, SaveError, SetupError
 from engine.events import Event
 from engine.history import History
 from engine.playout import random_playout
-from engine.rules import apply, check, legal_actions
+from engine.rules import apply, check, legal_actions, redistributions
 from engine.setup import GameConfig, PlayerConfig, Variant, new_game, position
 from engine.state import Battle, DiceSource, GameState, Knowledge, Need, Pending, TurnStep
 from engine.verdict import Reason, Verdict
@@ -42,4 +43,5 @@ __all__ = [
     "new_game",
     "position",
     "random_playout",
+    "redistributions",
 ]

@@ -13,7 +13,7 @@ class EngineError(Exception):
 
 
 class CatalogueError(EngineError, ValueError):
-    """A component catalogue (default or an owner's box file) is invalid; `problems` lists every problem found."""
+    """A component catalogue (default or an owner's box file) is invalid; `problems` lists every problem."""
 
     def __init__(self, problems: list[str], source: str = "catalogue") -> None:
         self.problems = list(problems)

@@ -490,6 +490,13 @@ def _a_fracture(s: GameState, a: A.Action, head: Pending) -> Verdict:
                 f"{_who(a.player)}: {still}).",
                 "R47",
             )
+        if a.upto is not None and not flow.can_fracture(s, a.upto, head.targets):
+            return refuse(
+                Reason.NOT_ELIGIBLE,
+                f"{_who(a.upto)} cannot play a fracture card on any artefact at stake here (no fracture card "
+                "that could be in their hand, or only their own artefacts are at stake).",
+                "R47",
+            )
         return ACCEPTED
     assert isinstance(a, A.PlayFracture)
     return _fracture_target(s, a, head.targets) or _resource(s, a, CardKind.FRACTURE) or ACCEPTED
@@ -554,18 +561,12 @@ def _a_support(s: GameState, a: A.Action, head: Pending) -> Verdict:
         )
         if v is not None:
             return v
+    # (R46's "must hold conflict cards" never limits this further: the support cards named are distinct
+    # cards that are not face up, so there are never more of them than the hand's non-conflict places.)
     if s.knowledge is Knowledge.TABLE:
         size = s.players[a.player].hand_size
         if len(a.cards) > size:
             return refuse(Reason.EMPTY_HAND, f"{_who(a.player)} holds only {size} cards.", P_SUPPORT)
-        fewest = flow.table_conflict_bound(s, a.player)[0]
-        if len(a.cards) > size - fewest:
-            return refuse(
-                Reason.CARD_CANNOT_BE_HELD,
-                f"At least {fewest} of {_who(a.player)}'s {size} cards must be conflict cards (the others "
-                f"are face up), so they cannot hold {len(a.cards)} support cards.",
-                "R46",
-            )
     return ACCEPTED
 
 
@@ -1015,7 +1016,11 @@ def _pending_actions(s: GameState, head: Pending) -> list[A.Action]:
         out.append(A.PassFracture(actor))
         if len(head.players) > 1:
             out.append(A.PassFractureRound(actor))
-            out.extend(A.PassFractureRound(actor, later) for later in head.players[1:])
+            out.extend(
+                A.PassFractureRound(actor, later)
+                for later in head.players[1:]
+                if flow.can_fracture(s, later, head.targets)
+            )
         if flow.can_fracture(s, actor, head.targets):
             out.extend(
                 A.PlayFracture(actor, t)
@@ -1051,11 +1056,7 @@ def _pending_actions(s: GameState, head: Pending) -> list[A.Action]:
         actor = head.players[0]
         out.append(A.PlaySupport(actor, ()))
         cards = _cards_of(s, actor, frozenset({CardKind.SUPPORT}))
-        if s.knowledge is Knowledge.FULL:
-            most = len(cards)
-        else:
-            fewest = flow.table_conflict_bound(s, actor)[0]
-            most = min(len(cards), s.players[actor].hand_size - fewest)
+        most = len(cards) if s.knowledge is Knowledge.FULL else min(len(cards), s.players[actor].hand_size)
         for n in range(1, most + 1):
             out.extend(A.PlaySupport(actor, combo) for combo in itertools.combinations(cards, n))
     elif need is Need.OPTIONAL_DISCARD:
@@ -1208,19 +1209,25 @@ def advance_options(s: GameState, me: Colour) -> list[tuple[str, tuple[int, ...]
     team = variant.team_of(me) if variant.allegiance else (me,)
     dice = s.dice_in_use(me) - _ceil6(castle)
     limit = data.dice_per_player
+    # The dice a count needs do not depend on the target: work them out once, up to the largest capacity.
+    biggest = min(castle, max(6, max(data.capacity.values(), default=6)))
+    fits = [k for k in range(1, biggest + 1) if dice + _ceil6(castle - k) + _ceil6(k) <= limit]
+    by_cap: dict[int, tuple[int, ...]] = {}
+    owners = data.castle_owner
+    occupants = s.occupants
     for t in sorted(advance_targets(s, me)):
-        if t in data.castle_owner:
-            if data.castle_owner[t] is me:
+        if t in owners:
+            if owners[t] is me:
                 continue
             cap = 6
         else:
-            occ = s.occupants.get(t)
+            occ = occupants.get(t)
             if occ is not None and occ[0] in team:
                 continue
             cap = data.capacity[t]
-        counts = tuple(
-            k for k in range(1, min(castle, cap) + 1) if dice + _ceil6(castle - k) + _ceil6(k) <= limit
-        )
+        counts = by_cap.get(cap)
+        if counts is None:
+            counts = by_cap[cap] = tuple(k for k in fits if k <= cap)
         if counts:
             out.append((t, counts))
     return out

@@ -31,7 +31,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "version": VERSION,
         "config": state.config.to_json(),
         "order": codec.encode(state.order),
-        "players": {c.value: codec.encode(p) for c, p in state.players.items()},
+        "players": {c.value: _player_json(p) for c, p in state.players.items()},
         "occupants": {t: [c.value, n] for t, (c, n) in sorted(state.occupants.items())},
         "turn": state.turn,
         "current": state.current.value,
@@ -43,6 +43,13 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "winner": codec.encode(state.winner),
         "knowledge": state.knowledge.value,
     }
+
+
+def _player_json(p: PlayerState) -> dict[str, Any]:
+    out: dict[str, Any] = codec.encode(p)
+    if out.get("conflict_bound") is None:
+        del out["conflict_bound"]  # R46's field is new: states without a declaration keep their old form
+    return out
 
 
 def state_from_json(obj: Any) -> GameState:
@@ -113,6 +120,8 @@ def validate_state(state: GameState) -> list[str]:
     for c, p in state.players.items():
         if p.castle < 0 or p.hand_size < 0 or p.deck_size < 0:
             problems.append(f"{c.value}: counts cannot be negative")
+        if p.conflict_bound is not None and not 0 <= p.conflict_bound < max(1, p.hand_size):
+            problems.append(f"{c.value}: conflict_bound {p.conflict_bound} must be 0..hand size - 1 (R46)")
         if state.dice_in_use(c) > data.dice_per_player:
             problems.append(
                 f"{c.value}: knights need {state.dice_in_use(c)} dice, more than {data.dice_per_player}"

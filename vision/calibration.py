@@ -13,8 +13,8 @@ balanced too, so calibration taken under a warm lamp still works under a cool wi
 
 Uneven light (a die in the shade of a lamp's fall-off) makes a surface darker, and in Lab its a/b shrink with
 its L. So the distance compares a sample's a/b scaled to the reference's lightness (the ratio clipped to
-`SHADE_RANGE`), and counts the lightness difference itself only `L_WEIGHT` as much: white and black dice still
-differ by 70+ in L, while a yellow die in shade stays yellow.
+`SHADE_RANGE`), and counts the lightness difference itself only `L_WEIGHT` as much, so a yellow die in shade
+stays yellow. For white and black, which differ only in lightness, it weighs `L_WEIGHT_NEUTRAL`.
 """
 
 from __future__ import annotations
@@ -42,11 +42,14 @@ VERSION = 1
 # Sticker white is mapped to this value per channel (slightly below 255 so that balancing never clips it).
 WHITE_TARGET = 235.0
 L_WEIGHT = 0.35
-SHADE_RANGE = (0.85, 2.0)
+L_WEIGHT_NEUTRAL = 0.8
+SHADE_RANGE = (0.85, 3.0)
 CHROMA_TOLERANCE = 0.5
 DEFAULT_THRESHOLD = 24.0
 # The nearest reference must be at least this much closer than the runner-up to be trusted.
 DEFAULT_MARGIN = 6.0
+# Share of a die box left out on each side when sampling its body colour (sides, shadow, tile around it).
+INNER_MARGIN = 0.15
 
 
 def white_balance_gains(white_bgr: Sequence[float]) -> BGR:
@@ -86,7 +89,9 @@ def lab_distance(references: npt.ArrayLike, sample: npt.ArrayLike) -> npt.NDArra
     ratio = np.clip(refs[:, 0] / max(float(s[0]), 1.0), *SHADE_RANGE)
     da = s[1] * ratio - refs[:, 1]
     db = s[2] * ratio - refs[:, 2]
-    dl = L_WEIGHT * (s[0] - refs[:, 0])
+    # Lightness is what tells white from black: neutral references weigh it up to `L_WEIGHT_NEUTRAL`.
+    neutral = 1.0 - np.minimum(np.hypot(refs[:, 1], refs[:, 2]), 30.0) / 30.0
+    dl = (L_WEIGHT + (L_WEIGHT_NEUTRAL - L_WEIGHT) * neutral) * (s[0] - refs[:, 0])
     dist: npt.NDArray[np.float32] = np.sqrt(dl**2 + da**2 + db**2).astype(np.float32)
     return dist
 
@@ -96,10 +101,9 @@ def die_body_colour(
 ) -> BGR:
     """Median body colour of the die face in `box` (x0, y0, x1, y1), pips and glare excluded.
 
-    The inner 70% of the box is used (edges mix with the tile or the die's sides). Pips are the pixels whose
-    lightness is far from the median lightness (dark pips on light dice, light pips on dark dice); glare is
-    clipped pixels. `mask` (same size as the image, non-zero = die) narrows the sample
-    further when the finder has one.
+    The inner 70% of the box is used (edges mix with the tile or the die's sides); glare (clipped pixels) is
+    left out and the pips are told from the body by `_body_pixels`. `mask` (same size as the image, non-zero =
+    die) narrows the sample further when the finder has one.
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError(f"expected a BGR image, got an array of shape {image.shape!r}")
@@ -107,25 +111,53 @@ def die_body_colour(
     x0, y0, x1, y1 = (int(v) for v in box)
     if not (0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h):
         raise CalibrationError(f"die box {tuple(box)!r} is empty or outside the {w}x{h} image")
-    mx, my = (x1 - x0) * 0.15, (y1 - y0) * 0.15
+    mx, my = (x1 - x0) * INNER_MARGIN, (y1 - y0) * INNER_MARGIN
     ix0, iy0 = int(x0 + mx), int(y0 + my)
     ix1, iy1 = max(ix0 + 1, math.ceil(x1 - mx)), max(iy0 + 1, math.ceil(y1 - my))
-    patch = image[iy0:iy1, ix0:ix1].reshape(-1, 3)
-    if mask is not None:
-        keep_mask = mask[iy0:iy1, ix0:ix1].reshape(-1) > 0
-        if np.count_nonzero(keep_mask) >= 4:
-            patch = patch[keep_mask]
-    pixels = patch.astype(np.float32)
-    unclipped = pixels[pixels.max(axis=1) < 250.0]
-    if len(unclipped) >= max(4, len(pixels) // 5):
-        pixels = unclipped
-    lightness = pixels.mean(axis=1)
-    median_l = float(np.median(lightness))
-    body = pixels[np.abs(lightness - median_l) <= 30.0]
-    if len(body) == 0:
-        body = pixels
+    patch = image[iy0:iy1, ix0:ix1].astype(np.float32)
+    keep = np.ones(patch.shape[:2], bool)
+    if mask is not None and np.count_nonzero(mask[iy0:iy1, ix0:ix1]) >= 4:
+        keep = mask[iy0:iy1, ix0:ix1] > 0
+    unclipped = keep & (patch.max(axis=2) < 250.0)
+    if int(np.count_nonzero(unclipped)) >= max(4, int(np.count_nonzero(keep)) // 5):
+        keep = unclipped
+    body = _body_pixels(patch, keep)
     b, g, r = (float(v) for v in np.median(body, axis=0))
     return (b, g, r)
+
+
+def _body_pixels(patch: npt.NDArray[np.float32], keep: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
+    """Split the middle of a die face (HxWx3) into body and pips by lightness (Otsu); the body's pixels.
+
+    The body is the group along the middle of the patch's sides: the patch stops short of the face's edges and
+    the pips start further in, while a six can fill most of the middle with pips (so size alone would lie).
+    """
+    pixels: npt.NDArray[np.float32] = patch[keep]
+    if len(pixels) < 8:
+        return patch.reshape(-1, 3)
+    lightness = np.clip(patch.mean(axis=2), 0, 255).astype(np.uint8)
+    values = lightness[keep]
+    if int(values.max()) - int(values.min()) < 40:
+        return pixels
+    cut, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    is_dark = lightness <= cut
+    dark: npt.NDArray[np.float32] = patch[keep & is_dark]
+    light: npt.NDArray[np.float32] = patch[keep & ~is_dark]
+    if min(len(dark), len(light)) < 0.08 * len(pixels):
+        return dark if len(dark) > len(light) else light
+
+    # The middle 40% of each side: a turned die's box has its corners outside the face.
+    hh, ww = keep.shape
+    ys = slice(int(hh * 0.3), max(int(hh * 0.3) + 1, int(hh * 0.7)))
+    xs = slice(int(ww * 0.3), max(int(ww * 0.3) + 1, int(ww * 0.7)))
+    border = np.zeros(keep.shape, bool)
+    border[0, xs] = border[-1, xs] = border[ys, 0] = border[ys, -1] = True
+    border &= keep
+    dark_on_border = int(np.count_nonzero(border & is_dark))
+    light_on_border = int(np.count_nonzero(border & ~is_dark))
+    if dark_on_border != light_on_border:
+        return dark if dark_on_border > light_on_border else light
+    return dark if len(dark) > len(light) else light
 
 
 @dataclass(frozen=True, slots=True)

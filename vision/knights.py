@@ -3,9 +3,9 @@
 Dice are found by V3's reader (`vision.dice.read_dice`), run once over the union of all knight locations
 (territory and castle polygons from the map reading, grown a little so that a die overhanging a tile edge is
 still found). Each die is then assigned to the location whose polygon contains its centre on the table plane:
-the centre of its box in the image lies above the table (half a die up for a box around the whole die), so it
-is mapped through the homography of the plane at that height (`plane_at_height`), which puts it over the
-die's footprint even when the camera is tilted 35 degrees. A die whose centre lies in the gap between two
+the centre of its box in the image is the top face's, a die's height above the table, so it is mapped through
+the homography of the plane at that height (`plane_at_height`), which puts it over the die's footprint even
+when the camera is tilted 35 degrees. A die whose centre lies in the gap between two
 tiles goes to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the supply next
 to the board, a die in someone's hand) belongs to no location. Its player is its top face's body colour
 classified by the `ColourCalibration` after white balance from the stickers' white; its knights are its pips.
@@ -246,7 +246,7 @@ def read_knights(
     edge_tolerance: float = 0.2,
     max_occluded: float = 0.15,
     min_in_frame: float = 0.9,
-    die_height_mm: float = DIE_MM / 2.0,
+    die_height_mm: float = DIE_MM,
 ) -> KnightsReading:
     """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
     lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`."""

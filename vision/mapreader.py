@@ -1,12 +1,13 @@
 """Read the map from a frame: which tile lies on which hex, and where each tile is in the image.
 
-1. Find the stickers at reduced resolution (frames wider than 2000 px are halved first).
+1. Find the stickers at reduced resolution (frames wider than 2000 px are halved first); when the codes found
+   are small, search again with twice the pixels (the full-resolution frame, or an enlarged 1080p one).
 2. Fit the table plane to the codes (`vision.geometry`) and estimate each tile's centre on the table: a code's
    "up" points at the tile edge it is stuck against, so the centre lies `STICKER_CENTRE_OFFSET_MM` behind it.
 3. Fit the hex lattice and assign hexes (`vision.hexfit`).
-4. Refine at full resolution: where the lattice says a sticker should be but none was read (a tile's second
-   sticker, the cells around the map), decode that crop from the full-resolution frame, enlarged when the
-   modules are small; then fit again.
+4. Refine at full resolution: where the lattice says a tile may lie but none was read (without a previous
+   reading, the empty cells around the tiles found; with one, the cells of its tiles missing now), decode that
+   crop of the full-resolution frame, enlarged and sharpened; then fit again.
 5. With a `previous` reading, keep its hex numbering (the origin follows the tiles, not the frame) and keep
    tiles that are hidden this frame as `inferred` (and `unsure`).
 
@@ -48,7 +49,7 @@ TARGET_MODULE_PX = {Backend.ZXING: 5.5, Backend.PYZBAR: 3.5}
 MAX_REFINE_CROPS = 80
 REFINE_ROUNDS = 3
 # no new refinement round starts after this much time on a frame
-REFINE_BUDGET_MS = {Backend.ZXING: 150.0, Backend.PYZBAR: 600.0}
+REFINE_BUDGET_MS = {Backend.ZXING: 150.0, Backend.PYZBAR: 2000.0}
 ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
 
 
@@ -153,7 +154,7 @@ def read_map(
         )
 
     # 1. find at reduced resolution
-    # (pyzbar's own candidate search already works at reduced resolution and decodes full-resolution crops)
+    # (pyzbar's candidate search works at reduced resolution by itself and decodes full-resolution crops)
     factor = 2 if max(w, h) > REDUCED_MAX_SIDE and backend is Backend.ZXING else 1
     work = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
     t0 = time.perf_counter()
@@ -331,11 +332,17 @@ def _solve(tile_tags: Sequence[TagDetection], initial: FloatArray | None = None)
         return None
     problems: list[str] = []
     unsure: set[str] = set()
-    if plane.outliers:
-        for i in plane.outliers:
-            log.debug("sticker %s does not fit the table plane", tile_tags[i].payload.text)
+    # a sticker that refuses to be a square on the plane (misread corners, a curled sticker) places its tile
+    # only when nothing else does, and then the tile is unsure
+    outliers = {tile_tags[i].payload.id for i in plane.outliers}
+    inlier_ids = {tile_tags[i].payload.id for i in plane.inliers}
     per_id: dict[str, list[tuple[FloatArray, float]]] = {}
-    for t in tile_tags:
+    for k, t in enumerate(tile_tags):
+        if k in plane.outliers and t.payload.id in inlier_ids:
+            log.debug(
+                "sticker %s does not fit the table plane; its tile's other sticker is used", t.payload.text
+            )
+            continue
         corners = plane.to_table(t.corners)
         centre = corners.mean(axis=0)
         up = (corners[0] + corners[1]) / 2 - (corners[3] + corners[2]) / 2
@@ -361,6 +368,7 @@ def _solve(tile_tags: Sequence[TagDetection], initial: FloatArray | None = None)
         estimates[tid] = TileEstimate(
             tid, float(centre[0]), float(centre[1]), obs[main[0]][1], len(main), spread
         )
+    unsure.update(outliers - inlier_ids)
     fit = fit_lattice(list(estimates.values()))
     if fit is None:
         return None
@@ -515,7 +523,7 @@ def _refine(
     lattice = fit.lattice
     h, w = gray.shape
     module_px = float(np.median([t.module_px for t in tile_tags]))
-    scale = min(4.0, max(1.5, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
+    scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
     boxes: list[tuple[int, int, int, int]] = list(extra_boxes)
     for hx in cells:
         # the key is the cell's rough table position: hex numbers change between fits, places do not
@@ -528,7 +536,7 @@ def _refine(
     boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
     if not boxes:
         return DecodeResult((), (), backend)
-    return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=True)
+    return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=backend is Backend.ZXING)
 
 
 def _boxes_of_lost_cards(

@@ -33,6 +33,9 @@ FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
 
 
+PYZBAR_MODULE_PX = 3.5  # zbar reads 3-4 px modules well; its cost grows with the pixels it scans
+
+
 class Backend(Enum):
     ZXING = "zxing"
     PYZBAR = "pyzbar"
@@ -165,8 +168,12 @@ def decode_tags(
         if regions is None:
             regions = find_candidates(gray)
             notes.append(f"{len(regions)} candidate regions")
-            if upscale == 1.0:
-                upscale = 0.0  # automatic, per region
+            if upscale == 1.0 and regions:
+                # one enlargement for all: the typical candidate is one sticker (merged neighbours are
+                # bigger, not finer); its box's short side is ~1.4 stickers of 25 modules
+                typical = float(np.median([min(b[2] - b[0], b[3] - b[1]) for b in regions]))
+                module = typical / 1.4 / (QR_MODULES + 2 * 2)
+                upscale = min(3.0, max(1.0, PYZBAR_MODULE_PX / max(module, 0.25)))
         for box in regions:
             raw.extend(_in_region(gray, box, upscale, _pyzbar_read, sharpen))
             calls += 1
@@ -257,12 +264,6 @@ def _in_region(
         return []
     crop = gray[y0:y1, x0:x1]
     scale = upscale
-    if scale <= 0.0:
-        # automatic, for `find_candidates` boxes: their short side is ~1.4 stickers (with margin), a code
-        # with its white margin is 25 modules; enlarge so that a module is about 3.5 px (zbar's cost grows
-        # with the pixels it scans)
-        module = min(crop.shape) / 1.4 / (QR_MODULES + 4)
-        scale = min(4.0, max(1.5, 3.5 / max(module, 0.25)))
     if sharpen:  # unsharp mask at the crop's own resolution (cheaper than after enlarging, as good)
         soft = cv2.GaussianBlur(crop, (0, 0), 1.0)
         crop = np.asarray(cv2.addWeighted(crop, 2.0, soft, -1.0, 0.0), np.uint8)
@@ -393,4 +394,30 @@ def find_candidates(
         boxes.append(
             (int(x * factor - m), int(y * factor - m), int((x + bw) * factor + m), int((y + bh) * factor + m))
         )
-    return boxes
+    return _split_large(boxes)
+
+
+def _split_large(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Cut regions much larger than the typical one (neighbouring stickers merged into one patch) into
+    overlapping windows that each hold any one sticker whole: zbar slows down sharply on crops that hold
+    many codes."""
+    if len(boxes) < 3:
+        return boxes
+    # specks (pips, text) are far smaller than stickers: judge sizes among the larger boxes only
+    sides = np.array([min(b[2] - b[0], b[3] - b[1]) for b in boxes], np.float64)
+    typical = float(np.median(sides[sides >= np.median(sides)]))
+    big = sides >= 0.4 * typical
+    boxes = [b for b, keep in zip(boxes, big, strict=True) if keep]
+    size, step = 1.75 * typical, 0.75 * typical
+    out: list[tuple[int, int, int, int]] = []
+    for b in boxes:
+        w, h = b[2] - b[0], b[3] - b[1]
+        if max(w, h) <= 1.8 * typical:
+            out.append(b)
+            continue
+        xs = np.arange(b[0], max(b[0] + 1, b[2] - size + step), step)
+        ys = np.arange(b[1], max(b[1] + 1, b[3] - size + step), step)
+        for y0 in ys:
+            for x0 in xs:
+                out.append((int(x0), int(y0), int(min(x0 + size, b[2])), int(min(y0 + size, b[3]))))
+    return out

@@ -82,7 +82,7 @@ class NewGameConfig:
 
 
 class GameFactory(Protocol):
-    def new_session(self, config: NewGameConfig) -> GameSession: ...
+    def new_session(self, config: NewGameConfig, board: Any = None) -> GameSession: ...
 
     def resume(self, game_id: int) -> GameSession: ...
 
@@ -100,7 +100,8 @@ class NewGamePresenter(Presenter):
         self.map_source = MapSource.DEFAULT
         self.artefacts = ArtefactSource.DEAL
         self.first: Colour | None = None
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # what this screen itself finds wrong (counts, names)
+        self.refused: list[str] = []  # what starting the game refused (the engine's setup, the camera map)
 
     # ------------------------------------------------------------------------------------------ players
 

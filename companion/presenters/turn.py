@@ -66,6 +66,10 @@ class TurnPresenter(Presenter):
         self.explanation: VerdictView | None = None
         self.selected_group: OptionKind | None = None
         self.selected_target: str | None = None
+        self.editing: dict[str, int] | None = None  # the redistribution being set up, place -> knights
+        self._editing_start: dict[str, int] = {}
+        self._names: dict[str, str] = {}
+        self._supplied: dict[str, bool] = {}
         self._options: list[Option] = []
         self.reload()
 
@@ -74,6 +78,7 @@ class TurnPresenter(Presenter):
         if self.selected_group is not None and not any(o.kind is self.selected_group for o in self._options):
             self.selected_group = None
             self.selected_target = None
+            self.editing = None
         self.changed()
 
     # ------------------------------------------------------------------------------------------ views
@@ -138,7 +143,75 @@ class TurnPresenter(Presenter):
         self.selected_group = kind
         self.selected_target = None
         self.explanation = None
+        self.editing = None
+        if kind is OptionKind.REDISTRIBUTE:
+            self.start_redistribution()
         self.changed()
+
+    # ---------------------------------------------------------------------------- redistribution editor
+
+    def start_redistribution(self) -> None:
+        """Counts per place (castle first, then territories) for the player to act, to set with + and -."""
+        snap = self.session.snapshot()
+        who = snap.current
+        rows: dict[str, int] = {}
+        for t in sorted(snap.tiles, key=lambda t: (t.kind != "castle", t.name)):
+            n = t.knights.get(who, 0) if who is not None else 0
+            if (t.kind == "castle" and t.owner is who) or (t.kind == "territory" and n > 0):
+                rows[t.id] = n
+        self.editing = rows
+        self._editing_start = dict(rows)
+        self._names = {t.id: t.name for t in snap.tiles}
+        self._supplied = {t.id: t.supplied for t in snap.tiles}
+
+    def editor_rows(self) -> list[tuple[str, str, int, int, bool]]:
+        """(place id, name, count now, count before, supplied) for every place in the editor."""
+        if self.editing is None:
+            return []
+        return [
+            (loc, self._names.get(loc, loc), n, self._editing_start[loc], self._supplied.get(loc, True))
+            for loc, n in self.editing.items()
+        ]
+
+    def adjust(self, loc: str, delta: int) -> None:
+        if self.editing is None or loc not in self.editing:
+            return
+        self.editing[loc] = max(0, self.editing[loc] + delta)
+        self.changed()
+
+    def moved(self) -> int:
+        """Knights still to place (+) or placed too many (-): the total stays the same (p.9)."""
+        if self.editing is None:
+            return 0
+        return sum(self._editing_start.values()) - sum(self.editing.values())
+
+    def redistribution_verdict(self) -> VerdictView:
+        """The engine's answer for the layout as it stands (shown live under the editor)."""
+        if self.editing is None:
+            return VerdictView(False, "")
+        return self.session.check(self.session.redistribution(self.editing))
+
+    def apply_redistribution(self) -> list[EventLine]:
+        if self.editing is None:
+            return []
+        verdict = self.redistribution_verdict()
+        if not verdict.ok:
+            self.explanation = verdict
+            self.changed()
+            return []
+        try:
+            events = self.session.apply(self.session.redistribution(self.editing))
+        except RefusedError as exc:
+            self.explanation = exc.verdict
+            self.changed()
+            return []
+        self.editing = None
+        self.selected_group = None
+        self.explanation = None
+        self.reload()
+        if self.on_applied is not None:
+            self.on_applied(events)
+        return events
 
     def select_target(self, target: str | None) -> None:
         self.selected_target = target

@@ -107,6 +107,9 @@ class FakeSession:
             effect(self)
         return [line]
 
+    def redistribution(self, counts: Mapping[str, int]) -> Any:
+        return "redistribute " + " ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+
     def complete(self, option: Option, values: tuple[int, ...], source: str) -> Any:
         self.completed.append((values, source))
         return f"{option.action}:{'-'.join(map(str, values))}"

@@ -24,8 +24,11 @@ def _session() -> EngineSession:
 def _fast_render(spec: Any, seed: int) -> tuple[Any, Any]:
     img = np.full((120, 160, 3), 90, np.uint8)
     img[::7, ::5] = 250  # not a blank frame
-    truth = SimpleNamespace(tiles=dict(spec.tiles), knights={k: dict(v) for k, v in spec.knights.items()},
-                            artefacts=dict(spec.artefacts))
+    truth = SimpleNamespace(
+        tiles=dict(spec.tiles),
+        knights={k: dict(v) for k, v in spec.knights.items()},
+        artefacts=dict(spec.artefacts),
+    )
     return img, truth
 
 
@@ -83,7 +86,8 @@ def test_process_feed_reads_the_pretend_table_in_a_child_process() -> None:
     try:
         assert _wait(lambda: bool(readings), 60), feed.status_text
         assert {k: dict(v) for k, v in readings[0].knights.items()} == {
-            k: dict(v) for k, v in spec.knights.items()}
+            k: dict(v) for k, v in spec.knights.items()
+        }
         assert _wait(lambda: feed.latest_preview() is not None, 10)
     finally:
         feed.stop()

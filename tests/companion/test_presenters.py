@@ -427,3 +427,36 @@ def test_setup_check_lists_what_each_player_takes_and_places_until_dismissed() -
     t2 = TablePresenter(s, ManualClock())
     t2.refresh()
     assert t2.setup_lines() == []  # only before the first move
+
+
+def test_redistribution_editor_with_a_refusal() -> None:
+    s = FakeSession()
+    s.offered = [opt("move 1", OptionKind.REDISTRIBUTE)]
+    p = TurnPresenter(s)
+    p.select_group(OptionKind.REDISTRIBUTE)
+    assert [r[0] for r in p.editor_rows()] == ["K1", "T01"]  # the castle first, then held territories
+    p.adjust("K1", 2)
+    p.adjust("T01", -2)
+    s.refuse.add("redistribute K1=7 T01=1")
+    assert not p.redistribution_verdict().ok
+    assert p.apply_redistribution() == [] and s.applied == []
+    p.adjust("T01", +1)
+    p.adjust("K1", -1)
+    p.apply_redistribution()
+    assert s.applied == ["redistribute K1=6 T01=2"] and p.editing is None
+
+
+def test_end_of_game_saves_once_and_charts_every_player() -> None:
+    from companion.presenters.endgame import EndGamePresenter
+    from companion.storage import SqliteStorage
+
+    s = FakeSession()
+    s.snap = replace(s.snap, winner=(R,))
+    storage = SqliteStorage(":memory:")
+    gid = storage.create_game({}, {})
+    e = EndGamePresenter(s, storage, gid)
+    assert e.winners() == ["Ann"]
+    assert set(e.curves()) == {R, B, Y} and e.chart_bounds() == (4, 13)
+    first = e.save()
+    again = e.save()  # a second visit to the screen does not count the game twice
+    assert first == again and (first[0].name, first[0].games, first[0].wins) == ("Ann", 1, 1)

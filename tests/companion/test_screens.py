@@ -73,6 +73,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         roller=FakeRoller((5, 2)),
         feed=Feed(),
         box=Box(),
+        keep_playing=False,
     )
     a = SeneschalApp(services)
     App._running_app = a  # kv rules refer to `app`
@@ -187,6 +188,12 @@ def test_table_with_proposal_and_discrepancy(app: Any, size: tuple[int, int]) ->
     app.turn.select_group(OptionKind.ADVANCE)
     _shot(app, "table-advance", size)
     assert len(screen.ids.options.children) > 3
+    app.turn.select_group(OptionKind.REDISTRIBUTE)
+    if app.turn.editing is not None:  # the player to act may redistribute now
+        first = app.turn.editor_rows()[0][0]
+        app.turn.adjust(first, +1)
+        _shot(app, "table-redistribute", size)
+        assert "Done" in _texts(screen) and "knights too many" in _texts(screen)
     assert _min_button_height(screen) >= 48
 
 
@@ -240,3 +247,84 @@ def test_camera_dice_endgame(app: Any, size: tuple[int, int]) -> None:
         assert "Winner" in app.screens["endgame"].ids.winner.text
         assert app.screens["endgame"].ids.chart.curves
         assert len(app.screens["endgame"].ids.records.children) >= 1
+
+
+def test_new_game_from_the_camera_map_and_the_saved_map(app: Any) -> None:
+    from companion.presenters.newgame import MapSource
+    from engine.catalogue import load_default_catalogue
+    from engine.maps import default_board
+    from engine.reading import TableReading
+
+    app.session = None
+    app.newgame = NewGamePresenter(random.Random(9))
+    app.newgame.subscribe(app.request_refresh)
+    app.newgame.set_map_source(MapSource.SAVED)
+    app.services.storage.set_setting("saved_map", "")
+    app.last_reading = None
+    app.go("newgame")
+    app.start_new()
+    assert app.session is None and "No saved map" in app.newgame.refused[0]
+    app.newgame.set_map_source(MapSource.CAMERA)
+    app.start_new()
+    assert app.session is None and "camera has not read the map" in app.newgame.refused[0]
+    board = default_board(3, load_default_catalogue(), random.Random(5))
+    app.last_reading = TableReading(tiles=dict(board.tiles))
+    assert app.last_reading.tiles, app.last_reading
+    app.start_new()
+    assert app.session is not None, app.newgame.refused
+    assert dict(app.session.board.tiles) == dict(board.tiles)
+    app.session = None
+    app.newgame.set_map_source(MapSource.SAVED)
+    app.start_new()  # the camera's map was remembered
+    assert app.session is not None and dict(app.session.board.tiles) == dict(board.tiles)
+
+
+@pytest.mark.parametrize("size", SIZES[:1])
+def test_language_switch_and_resume_from_the_start_screen(app: Any, size: tuple[int, int]) -> None:
+    session = _game(app, 11)
+    _play_to(session, random.Random(11), lambda s: len(s.to_json()) > 0 and s.turn >= 2)
+    gid = session.game_id
+    app.session = None
+    app.go("start")
+    _shot(app, "start-resume", size)
+    assert "Resume" in _texts(app.screens["start"]) and "Red, Blue, Yellow" in _texts(app.screens["start"])
+    app.resume(gid)
+    assert app.session is not None and app.session.game_id == gid
+    assert app.session.state.to_json() == session.state.to_json()
+    app.set_language("nl")
+    try:
+        app.go("table")
+        _shot(app, "table-nl", size)
+        assert "Tafel" in _texts(app.root.ids.nav) and "Verloop" in _texts(app.root.ids.nav)
+        assert "stap" in app.screens["table"].ids.turn_label.text
+    finally:
+        app.set_language("en")
+    assert "Table" in _texts(app.root.ids.nav)
+
+
+def test_unsupplied_territory_and_discrepancy_callout_are_drawn(app: Any) -> None:
+    from companion.presenters.table import PendingState
+    from tests.companion.fakes import FakeSession
+
+    fake = FakeSession()
+    app.attach(fake)
+    app.table.proposal = discrepancy()
+    app.table.pending = PendingState.DISCREPANCY
+    app.go("table")
+    img = _shot(app, "table-fake-unsupplied", (1280, 800))
+    hexmap = app.screens["table"].ids.hexmap
+    assert not fake.snap.tile("T04").supplied and hexmap.discrepancies
+    # the callout is drawn in orange over the map, on the Fort (T02)
+    orange = (img[:, :, 0] > 230) & (img[:, :, 1] > 70) & (img[:, :, 1] < 110) & (img[:, :, 2] < 30)
+    assert orange.sum() > 500
+
+
+def test_a_failing_tap_is_shown_and_the_game_goes_on(app: Any) -> None:
+    from kivy.base import ExceptionManager
+
+    from companion.app import KeepPlaying
+
+    handler = KeepPlaying(app)
+    assert handler.handle_exception(RuntimeError("disk full")) == ExceptionManager.PASS
+    assert "disk full" in app.screens["table"].ids.explanation.text and "disk full" in app.problem
+    assert handler.handle_exception(KeyboardInterrupt()) == ExceptionManager.RAISE

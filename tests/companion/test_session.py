@@ -192,3 +192,25 @@ def test_arena_or_ambush_roll_goes_through_the_roller(tmp_path: Path) -> None:
     b.tap(roll)
     clock.advance()
     assert len(s.actions) == n + 1 and "rolled 3" in s.history()[-1].text
+
+
+def test_redistribution_editor_asks_the_engine_and_applies_one_layout(tmp_path: Path) -> None:
+    for seed in range(30):  # a game whose first player starts with a homeland next to the castle
+        s = new_session(tmp_path / str(seed), seed)
+        if s.state.territories_of(s.state.current):
+            break
+    t = TurnPresenter(s)
+    t.select_group(OptionKind.REDISTRIBUTE)
+    rows = t.editor_rows()
+    assert rows[0][0].startswith("K")  # the castle first
+    castle = rows[0]
+    land = next(r for r in rows if r[0].startswith("T"))
+    t.adjust(castle[0], +1)  # one knight more in the castle, none taken away: the total changed
+    v = t.redistribution_verdict()
+    assert not v.ok and v.citation and t.moved() == -1
+    assert t.apply_redistribution() == [] and t.explanation is not None and not s.actions
+    t.adjust(land[0], -1)
+    assert t.moved() == 0 and t.redistribution_verdict().ok
+    t.apply_redistribution()
+    assert len(s.actions) == 1 and "redistributed" in s.history()[0].text
+    assert s.state.knights_at(castle[0])[s.state.current] == castle[2] + 1

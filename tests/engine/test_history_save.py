@@ -121,3 +121,17 @@ def test_save_malformed_documents_are_refused_with_specific_messages():
 def test_state_to_json_is_plain_json():
     s: GameState = played().state
     assert json.loads(json.dumps(s.to_json())) == s.to_json()
+
+
+def test_state_json_keeps_its_old_form_without_a_conflict_declaration():
+    # R46 added PlayerState.conflict_bound: written only while a declaration is in force, so saves made
+    # before it (and the app's stored states) still load and compare equal.
+    s = game()
+    doc = s.to_json()
+    assert all("conflict_bound" not in p for p in doc["players"].values())
+    assert state_from_json(doc) == s
+    from dataclasses import replace
+
+    red = replace(s.players[R], hand=(), hand_size=3, conflict_bound=1)
+    declared = replace(s, players={**s.players, R: red})
+    assert declared.to_json()["players"]["red"]["conflict_bound"] == 1

@@ -3,6 +3,8 @@ hold after every action (hypothesis)."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import random
 
@@ -16,7 +18,7 @@ from engine.colours import Colour
 from engine.errors import IllegalActionError
 from engine.history import History
 from engine.playout import choose, random_config
-from engine.rules import apply, check, legal_actions
+from engine.rules import apply, check, legal_actions, redistributions
 from engine.save import dumps, loads
 from engine.setup import Variant, new_game
 from engine.state import GameState, Knowledge
@@ -145,6 +147,10 @@ def test_random_playouts_keep_every_invariant(game: tuple[int, Variant, Knowledg
             assert state.to_json() == snapshot  # applying never touches the input state
         if step % 5 == 0 or new.pending:
             assert all(check(new, a).ok for a in legal_actions(new))
+        if step % 7 == 0:
+            layouts = list(itertools.islice(redistributions(new), 40))
+            assert all(check(new, a).ok for a in layouts)
+            assert len({frozenset(a.layout) for a in layouts}) == len(layouts)
         # Undo restores the previous state exactly, then replay.
         history.undo()
         assert history.state == state
@@ -167,3 +173,63 @@ def test_random_playouts_finish_with_a_winner(players: int) -> None:
 
     finished = sum(random_playout(random.Random(players * 100 + i), players).finished for i in range(3))
     assert finished >= 2
+
+
+def _random_action(rng: random.Random, s: GameState) -> A.Action:
+    """Any kind of action with plausible and implausible fields: unknown ids, bad counts, wrong players."""
+    places = [*s.data.territories, *s.data.castle_owner, "K3", "K6", "L1", "T99", ""]
+    cards = [*s.data.cards, "C99", "A01", None]
+    arts = [*s.data.artefacts, "A99", "C01"]
+    colours = [*Colour, *s.actors(), *s.actors()]
+    cls = rng.choice(list(A.ACTION_TYPES.values()))
+    fields: dict[str, object] = {}
+    for f in dataclasses.fields(cls):
+        name = f.name
+        if name == "player":
+            continue
+        if name == "target":
+            fields[name] = rng.choice(places + arts)
+        elif name == "knights":
+            fields[name] = rng.randint(-2, 12)
+        elif name == "layout":
+            fields[name] = tuple((rng.choice(places), rng.randint(-1, 12)) for _ in range(rng.randint(0, 4)))
+        elif name == "card":
+            fields[name] = rng.choice(cards)
+        elif name in ("cards", "order"):
+            fields[name] = tuple(rng.choice(cards[:-1]) for _ in range(rng.randint(0, 5)))
+        elif name == "values":
+            fields[name] = tuple(rng.randint(0, 7) for _ in range(rng.randint(0, 4)))
+        elif name in ("use", "drawn", "discard"):
+            fields[name] = rng.random() < 0.5
+        elif name in ("affected", "upto"):
+            fields[name] = rng.choice([*Colour, None])
+        elif name == "artefact":
+            fields[name] = rng.choice(arts)
+    action: A.Action = cls(rng.choice(colours), **fields)  # type: ignore[arg-type]
+    return action
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31), st.integers(2, 4), st.sampled_from(list(Knowledge)), st.booleans())
+def test_random_actions_never_crash_the_referee(
+    seed: int, players: int, knowledge: Knowledge, siege: bool
+) -> None:
+    """Whatever is proposed, `check` answers and `apply` of an accepted action works; a refusal changes
+    nothing. On the hand-made map, whose unused castles once crashed the advance list."""
+    from tests.engine.helpers import config
+
+    rng = random.Random(seed)
+    colours = tuple(Colour)[:players]
+    variant = Variant(castle_siege=siege, mayhem=rng.random() < 0.5, cut_throat=rng.random() < 0.5)
+    state = new_game(config(colours, variant=variant, knowledge=knowledge, seed=seed))
+    for _ in range(120):
+        if state.winner is not None:
+            break
+        for _ in range(6):
+            action = _random_action(rng, state)
+            if check(state, action).ok:
+                apply(state, action)
+            else:
+                with pytest.raises(IllegalActionError):
+                    apply(state, action)
+        state, _ = apply(state, choose(state, rng))

@@ -35,6 +35,10 @@ SECTIONS = [
     ("test_skirmish", "Skirmish, p.14"),
     ("test_mayhem", "Mayhem, p.14"),
     ("test_table", "Two kinds of knowledge (R40)"),
+    ("test_table_no_conflict_card", "TABLE: the 'no conflict card' declaration (R46)"),
+    ("test_fracture_pass_round", "Closing a fracture window at once (R47)"),
+    ("test_setting_up_allegiance_seating", "Allegiance seating (p.14, R30)"),
+    ("test_turn_4_every_legal_redistribution", "Every legal redistribution is generated (R24)"),
 ]
 
 # Sceptres and orbs are named inside the battle tests; each must appear in some test's name.

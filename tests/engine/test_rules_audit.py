@@ -701,3 +701,44 @@ def test_castle_siege_a_castle_nobody_plays_from_is_no_target():
     s = game(variant=SIEGE, occupants={"T25": (R, 1), "T28": (R, 1), "T26": (R, 1)})
     assert all(a.target != "K3" for a in legal_actions(s) if isinstance(a, A.Advance))
     assert refused(s, A.Advance(R, "K3", 1)).reason is Reason.CASTLE_NOT_ALLOWED
+
+
+def test_aim_of_the_game_an_arena_emptied_at_step_1_can_win_the_game_mid_battle():
+    ten = {"T25": (R, 1), "T26": (R, 1), "T22": (R, 1), "T07": (R, 1), "T01": (R, 1)}  # 3+3+2+1+1
+    s = game(occupants={**ten, "T28": (B, 1)}, hands={R: (FIVE,), B: (TWO,)})
+    assert s.score(R) == 10
+    s, events = play(s, A.Advance(R, "T28", 2), A.RollDice(R, (5,)), A.RollDice(B, (2,)))
+    assert s.winner == (R,) and s.knights_at("T28") == {R: 2} and not of(events, ev.CardsDrawn)
+
+
+def test_order_of_battle_3_fear_against_vigour_each_side_takes_the_others_knights():
+    s = game(
+        artefacts={
+            R: (ART["vitality"], ART["fear"], ART["greed"]),
+            B: (ART["insight"], ART["vigour"], ART["devotion"]),
+        },
+        occupants={"T25": (B, 5)},
+        hands={R: (TWO,), B: (TWO,)},
+    )
+    s, _ = play(s, A.Advance(R, "T25", 2))
+    assert s.pending[0].need is Need.EQUALISE and s.pending[0].actor is R  # the attacker's first (R35)
+    s, _ = play(s, A.Equalise(R, True), A.Equalise(B, True))
+    assert s.combat_scores() == (5, 2 + 1)  # R36: 5 for red, 2 (+ city) for blue; the dice stay
+    assert s.knights_at("T25") == {R: 2, B: 5}
+
+
+def test_fracture_pass_round_cannot_wait_for_a_player_who_cannot_fracture():
+    s = game(
+        (R, B, Y, G),
+        current=Y,
+        artefacts={
+            Y: (ART["order"], ART["rage"], ART["resurgence"]),
+            B: (ART["insight"], ART["loyalty"], ART["devotion"]),
+        },
+        occupants={"T26": (B, 2)},
+        hands={Y: (FRACTURE, TWO), G: (TWO,), R: (FRACTURE, TWO), B: (FRACTURE, TWO)},
+    )
+    s, _ = play(s, A.Advance(Y, "T26", 3))
+    assert s.pending[0].players[0] is Y
+    assert refused(s, A.PassFractureRound(Y, G)).reason is Reason.NOT_ELIGIBLE  # green holds no fracture
+    assert A.PassFractureRound(Y, G) not in legal_actions(s) and A.PassFractureRound(Y, R) in legal_actions(s)

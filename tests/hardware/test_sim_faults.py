@@ -89,7 +89,7 @@ def test_a_reset_between_rolls_is_healed_by_hello_and_the_roll_made_once(tmp_pat
     assert stats.conflicting_replies == 0
 
 
-def test_a_reset_between_rolls_is_a_refusal_when_the_roll_cannot_shake_hands_again(tmp_path: Path) -> None:
+def test_a_reset_before_a_roll_sent_twice_is_a_refusal_not_a_silent_new_roll(tmp_path: Path) -> None:
     # The same reboot, but the device's answers now come later than the attempt timeout, so the ROLL is sent
     # twice before NO_SESSION comes back: the driver cannot know whether the first send was rolled by the old
     # boot, so it must refuse (roll again), never roll anew silently.

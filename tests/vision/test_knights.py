@@ -97,7 +97,12 @@ def test_random_tables_every_visible_location_right(difficulty: Difficulty) -> N
         image, truth = render_scene(random_spec(difficulty, seed), seed)
         reading = knights_from_truth(image, truth)
         for loc in reading.seen - truth.occluded:
-            assert reading.knights.get(loc, {}) == truth.knights.get(loc, {}), (difficulty, seed, loc)
+            right = reading.knights.get(loc, {}) == truth.knights.get(loc, {})
+            if difficulty is Difficulty.HARD:
+                # Glare can wash a die out beyond recognition: then unsure, never a wrong player.
+                assert right or loc in reading.unsure, (difficulty, seed, loc)
+            else:
+                assert right and loc not in reading.unsure, (difficulty, seed, loc)
 
 
 def test_dice_near_edges_go_to_the_tile_holding_their_centre_and_supply_dice_to_none() -> None:
