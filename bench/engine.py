@@ -17,10 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.playout import random_playout
+from engine.playout import random_config, random_playout
 from engine.reading import TableReading
 from engine.reconcile import reconcile
 from engine.rules import apply, check
+from engine.setup import new_game
 from engine.state import GameState
 
 
@@ -54,6 +55,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.games / elapsed:.1f} games/s ({finished} won, {actions / args.games:.0f} actions/game, "
           f"{actions / elapsed:,.0f} actions/s unchecked); by CPU time "
           f"{args.games / cpu_elapsed:.1f} games/s")
+
+    # Setting up (the default board shuffled, validated and turned into the rules' lookups, then the deal):
+    # part of every game above, timed alone.
+    configs = [random_config(random.Random(args.seed + i), args.players) for i in range(200)]
+    c0 = time.process_time()
+    for config in configs:
+        new_game(config)
+    setup_ms = (time.process_time() - c0) / len(configs) * 1000
+    print(f"new_game (default {args.players}-player board included), CPU time: {setup_ms:.3f} ms = "
+          f"{setup_ms / (cpu_elapsed / args.games * 1000):.1%} of a random game")
 
     # One check + apply per action, replaying the same games through the referee.
     # Wall time, and this thread's CPU time (which a loaded machine's preemptions do not inflate).

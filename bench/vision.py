@@ -5,7 +5,8 @@
 
 Each frame is a different random table (`vision.synth.random_spec(difficulty, seed)`), read by a fresh
 `TableReader` with a hold of 1 (single frames: the figures are per-frame accuracy, before any stabilisation).
-Printed per (difficulty, size, decoder): p50 / p95 milliseconds per frame on 2 OpenCV threads; the share of
+Printed per (difficulty, size, decoder): p50 / p95 milliseconds per frame on 2 OpenCV threads (and the p50 of
+the map reading alone, V1's `read_map`, which is most of it); the share of
 frames whose map is exactly right (every tile on its hex, up to the lattice's shift and turn); the share of
 knight locations (territories and castles) read exactly right, counting a location the reader calls unsure
 as wrong and leaving out locations under a rendered hand (reported apart: how many of those were flagged
@@ -40,6 +41,7 @@ SIZES = {"1080p": RES_1080P, "4k": RES_4K}
 @dataclass
 class Tally:
     ms: list[float] = field(default_factory=list)
+    map_ms: list[float] = field(default_factory=list)
     frames: int = 0
     map_right: int = 0
     locations: int = 0
@@ -50,6 +52,7 @@ class Tally:
 
     def add(self, other: Tally) -> None:
         self.ms += other.ms
+        self.map_ms += other.map_ms
         self.frames += other.frames
         self.map_right += other.map_right
         self.locations += other.locations
@@ -85,6 +88,7 @@ def score(reader: TableReader, image: np.ndarray, truth: GroundTruth, tally: Tal
     t0 = time.perf_counter()
     result = reader.read(image)
     tally.ms.append((time.perf_counter() - t0) * 1000.0)
+    tally.map_ms.append(result.timings_ms.get("map", float("nan")))
     tally.frames += 1
     raw = result.raw
     tiles = align_tiles(dict(raw.tiles), truth.tiles) if raw is not None else {}
@@ -93,7 +97,8 @@ def score(reader: TableReader, image: np.ndarray, truth: GroundTruth, tally: Tal
     elif len(tally.errors) < 12:
         missing = sorted(set(truth.tiles.values()) - set(tiles.values()))
         wrong = sorted(t for h, t in tiles.items() if truth.tiles.get(h) != t)
-        tally.errors.append(f"{label}: map {result.status.value}; missing {missing}; misplaced {wrong}")
+        status = result.status.value
+        tally.errors.append(f"{label}: map wrong (status {status}): missing {missing}, misplaced {wrong}")
     for loc in sorted(t for t in truth.tiles.values() if t[0] in "TK"):
         if loc in truth.occluded:
             tally.occluded += 1
@@ -117,7 +122,8 @@ def pct(n: int, d: int) -> str:
 def row(name: str, t: Tally) -> str:
     p50 = statistics.median(t.ms) if t.ms else float("nan")
     p95 = float(np.percentile(t.ms, 95)) if t.ms else float("nan")
-    return (f"{name:<28} {t.frames:>6} {p50:>8.1f} {p95:>8.1f} {pct(t.map_right, t.frames):>9} "
+    map50 = statistics.median(t.map_ms) if t.map_ms else float("nan")
+    return (f"{name:<28} {t.frames:>6} {p50:>8.1f} {p95:>8.1f} {map50:>8.1f} {pct(t.map_right, t.frames):>9} "
             f"{pct(t.knights_right, t.locations):>9} {t.locations:>6} "
             f"{t.occluded_flagged:>4}/{t.occluded:<4}")
 
@@ -157,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                 for i in range(n)
             ]
     print(f"rendered in {time.perf_counter() - t0:.1f} s\n")
-    header = (f"{'difficulty / size / decoder':<28} {'frames':>6} {'p50 ms':>8} {'p95 ms':>8} {'map ok':>9} "
+    header = (f"{'difficulty / size / decoder':<28} {'frames':>6} {'p50 ms':>8} {'p95 ms':>8} {'map p50':>8} "
+              f"{'map ok':>9} "
               f"{'knights':>9} {'locs':>6} {'hand flagged'}")
     print(header)
     print("-" * len(header))

@@ -552,7 +552,7 @@ class BattleScreen(BaseScreen):
         who = b.prompted()
         self.ids.prompt.text = (
             tr("{name}: your choice (others look away)").format(name=snap.player(who).name)
-            if who is not None and v.stage == 4
+            if who is not None and any(o.kind is OptionKind.CONFLICT for o in b.options_for_prompted())
             else tr("{name}, your move").format(name=snap.player(who).name)
             if who is not None
             else ""
@@ -576,6 +576,14 @@ class BattleScreen(BaseScreen):
                     colour=o.actor if o.enabled else None,
                 )
             )
+            if o.kind is OptionKind.ROLL and o.enabled and (o.value or 1) == 1:
+                # Rolled with a real die at the table: tap the number it shows.
+                for pips in range(1, 7):
+                    opts.add_widget(
+                        big_button(
+                            tr("Die shows {n}").format(n=pips), partial(b.enter_roll, o, (pips,)), height=56
+                        )
+                    )
 
 
 class RefereeScreen(BaseScreen):

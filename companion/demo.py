@@ -61,7 +61,9 @@ class DemoDriver:
         self.pause = pause
         self.camera = camera
         self.camera_timeout = camera_timeout
-        self.waiting: tuple[int, float] | None = None  # (moves before, time asked) while the camera works
+        self.waiting: tuple[int, float, Any] | None = (
+            None  # (moves before, since, the move) while the camera works
+        )
         self.rolling = False
         self.notes: list[str] = []
 
@@ -76,13 +78,18 @@ class DemoDriver:
         if self.session.state.winner is not None:
             return
         if self.waiting is not None:
-            before, since = self.waiting
+            before, since, action = self.waiting
             if len(self.session.actions) > before:
                 self.waiting = None
                 self._show_table()
             elif Clock.get_boottime() - since > self.camera_timeout:
-                self.notes.append("the camera did not see a move in time; entered by hand")
+                # What players do when the camera misses a move: enter it on the turn panel.
+                self.notes.append(f"the camera did not see {action.TYPE} in time; entered by hand")
                 self.waiting = None
+                if self.app.table is not None:
+                    self.app.table.dismiss_proposal()
+                self.session.apply(action)
+                self.app.after_move()
                 self._show_table()
             else:
                 Clock.schedule_once(self.tick, 0.25)
@@ -120,7 +127,7 @@ class DemoDriver:
         if self.camera and self.table is not None and action.TYPE in CAMERA_TYPES and visible:
             from kivy.clock import Clock as KClock
 
-            self.waiting = (len(self.session.actions), KClock.get_boottime())
+            self.waiting = (len(self.session.actions), KClock.get_boottime(), action)
             self.table.set_table(scene_spec(expected, board))  # the players move the dice; the camera sees it
             return
         self.session.apply(action)

@@ -24,7 +24,12 @@ PREVIEW_EVERY = 0.5  # seconds
 
 def _child(conn: Any, source: tuple[str, Any], reader: tuple[str, int]) -> None:
     """Runs in the child process: source → reader (vision.sources.CameraWorker threads) → pipe."""
+    import os
+
     import cv2
+
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(5)  # the window comes first: readings may wait a frame, taps may not
 
     from companion.feeds import LiveTableSource, VisionFeed
     from companion.pipeline import TruthReader, vision_reader

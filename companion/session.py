@@ -362,7 +362,11 @@ class EngineSession:
             out.append(
                 Option(
                     "roll",
-                    self.tr("Roll {n} dice for {what}").format(n=head.n, what=self.tr(head.tag)),
+                    (
+                        self.tr("Roll a die for the {what}").format(what=self.tr(head.tag))
+                        if head.n == 1
+                        else self.tr("Roll {n} dice for {what}").format(n=head.n, what=self.tr(head.tag))
+                    ),
                     OptionKind.ROLL,
                     head.actor,
                     True,

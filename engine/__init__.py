@@ -2,15 +2,21 @@
 
 Main entry points: `new_game(GameConfig(...))`, `legal_actions(state)`, `check(state, action)`, `apply(state,
 action)`, `redistributions(state)` (every legal redistribution), `History` (undo, rewind, save/load) and
-`random_playout` for simulations.
+`random_playout` for simulations. Maps and components: `Hex`, `Board`, `default_board`,
+`load_default_catalogue`, `load_box_catalogue`. The camera: `TableReading` and `reconcile`.
 """
 
 from engine.actions import Action
+from engine.catalogue import load_box_catalogue, load_default_catalogue
 from engine.colours import Colour
 from engine.errors import EngineError, IllegalActionError, SaveError, SetupError
 from engine.events import Event
+from engine.hexgrid import Hex
 from engine.history import History
+from engine.maps import Board, default_board
 from engine.playout import random_playout
+from engine.reading import TableReading
+from engine.reconcile import reconcile
 from engine.rules import apply, check, legal_actions, redistributions
 from engine.setup import GameConfig, PlayerConfig, Variant, new_game, position
 from engine.state import Battle, DiceSource, GameState, Knowledge, Need, Pending, TurnStep
@@ -19,12 +25,14 @@ from engine.verdict import Reason, Verdict
 __all__ = [
     "Action",
     "Battle",
+    "Board",
     "Colour",
     "DiceSource",
     "EngineError",
     "Event",
     "GameConfig",
     "GameState",
+    "Hex",
     "History",
     "IllegalActionError",
     "Knowledge",
@@ -34,14 +42,19 @@ __all__ = [
     "Reason",
     "SaveError",
     "SetupError",
+    "TableReading",
     "TurnStep",
     "Variant",
     "Verdict",
     "apply",
     "check",
+    "default_board",
     "legal_actions",
+    "load_box_catalogue",
+    "load_default_catalogue",
     "new_game",
     "position",
     "random_playout",
+    "reconcile",
     "redistributions",
 ]

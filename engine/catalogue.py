@@ -52,6 +52,8 @@ ARTEFACT_ID = re.compile(r"^A(0[1-9]|1[0-8])$")
 class TileKind(Enum):
     """What sort of tile an id names."""
 
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     TERRITORY = "territory"
     LAKE = "lake"
     CASTLE = "castle"
@@ -59,6 +61,8 @@ class TileKind(Enum):
 
 class Ability(Enum):
     """Territory abilities (iconography, pages 6-7)."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     ATTACKER_PLUS_ONE = "attacker_plus_one"  # grasslands: at the start of a battle
     DEFENDER_PLUS_ONE = "defender_plus_one"  # fort, city, fortress: at the start of a battle
@@ -76,6 +80,8 @@ class Ability(Enum):
 
 
 class AbilityTiming(Enum):
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     START_OF_BATTLE = "start_of_battle"  # order of battle step 1
     ON_CONQUEST = "on_conquest"  # order of battle step 9, or an advance into an empty territory
     DURING_BATTLE = "during_battle"  # mountains: the whole battle
@@ -97,6 +103,8 @@ _ABILITY_TIMING: dict[Ability, AbilityTiming] = {
 
 
 class TerritoryKind(Enum):
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     GRASSLANDS = "grasslands"
     FORT = "fort"
     CITY = "city"
@@ -139,6 +147,8 @@ KIND_ABILITIES: dict[TerritoryKind, frozenset[Ability]] = {
 
 
 class CardKind(Enum):
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     CONFLICT = "conflict"
     AMBUSH = "ambush"  # a conflict card worth a die roll
     SUPPORT = "support"
@@ -162,6 +172,8 @@ RESOURCE_KINDS = frozenset({CardKind.AUTHORITY, CardKind.CALL_TO_ARMS, CardKind.
 
 
 class ArtefactType(Enum):
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     CROWN = "crown"
     SCEPTRE = "sceptre"
     ORB = "orb"
@@ -169,6 +181,8 @@ class ArtefactType(Enum):
 
 class ArtefactTiming(Enum):
     """When an artefact's ability is used or applied (iconography, pages 6-7)."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     ONCE_PER_OWN_TURN = "once_per_own_turn"  # every crown
     BEFORE_CONFLICT_ATTACKING = "before_conflict_attacking"  # sceptres: Fear, Rage, Influence
@@ -188,6 +202,8 @@ TIMINGS_BY_TYPE: dict[ArtefactType, frozenset[ArtefactTiming]] = {
 class Affected(Enum):
     """Who the affected player of an artefact's ability is (iconography, page 6)."""
 
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     YOU = "you"
     RIVAL = "rival"
     ANY = "any"  # the owner chooses any player
@@ -195,6 +211,8 @@ class Affected(Enum):
 
 class Effect(Enum):
     """What an artefact's ability does to the affected player (iconography, pages 6-7)."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     REDISTRIBUTE_AGAIN = "redistribute_again"  # Vitality (not an advance)
     LOOK_TOP_FOUR = "look_top_four"  # Insight: look at the top 4 and put back in any order

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Any, TypeVar
 
 from engine import events as ev
@@ -32,16 +32,25 @@ HAND_LIMIT = 5  # order of battle step 2
 SIX = 6  # Greed, Resurgence
 
 
-_REPLACERS: dict[type, tuple[Callable[[Any, dict[str, object]], Any], frozenset[str]]] = {}
+_REPLACERS: dict[type, Callable[[Any, dict[str, object]], Any]] = {}
 T = TypeVar("T")
 
 
+def _setters(cls: type) -> dict[str, Callable[[Any, object], None]]:
+    """Each field's slot setter: C-level, skipping the frozen class's `__setattr__` (which refuses) and the
+    by-name lookup `object.__setattr__` would do."""
+    return {f.name: getattr(cls, f.name).__set__ for f in fields(cls)}
+
+
 def _make_replacer(cls: type) -> Callable[[Any, dict[str, object]], Any]:
-    """Straight-line code copying every field (generated once per class: no per-field loop at run time)."""
-    names = [f.name for f in fields(cls)]
-    body = [f"    set_(new, {n!r}, ch[{n!r}] if {n!r} in ch else obj.{n})" for n in names]
-    src = "def replacer(obj, ch):\n    new = new_(cls)\n" + "\n".join(body) + "\n    return new\n"
-    namespace: dict[str, Any] = {"new_": object.__new__, "set_": object.__setattr__, "cls": cls}
+    """Straight-line code copying every field (generated once per class: no per-field loop at run time), then
+    the changes. A name that is not a field has no setter (KeyError)."""
+    setters = _setters(cls)
+    body = [f"    set_{n}(new, obj.{n})" for n in setters]
+    src = ("def replacer(obj, ch):\n    new = new_(cls)\n" + "\n".join(body)
+           + "\n    for name, value in ch.items():\n        setters[name](new, value)\n    return new\n")
+    namespace: dict[str, Any] = {"new_": object.__new__, "cls": cls, "setters": setters}
+    namespace.update({f"set_{n}": setter for n, setter in setters.items()})
     exec(src, namespace)  # generated from the dataclass's own field names only
     replacer: Callable[[Any, dict[str, object]], Any] = namespace["replacer"]
     return replacer
@@ -51,12 +60,16 @@ def fast_replace(obj: T, changes: dict[str, object]) -> T:
     """`dataclasses.replace` for our frozen slotted records without re-running `__init__` (hot path: the
     battle record changes a dozen times per battle). Unknown field names raise TypeError."""
     cls: Any = type(obj)
-    known = _REPLACERS.get(cls)
-    if known is None:
-        known = _REPLACERS[cls] = (_make_replacer(cls), frozenset(f.name for f in fields(cls)))
-    if not known[1].issuperset(changes):
-        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - known[1])}")
-    result: T = known[0](obj, changes)
+    replacer = _REPLACERS.get(cls)
+    if replacer is None:
+        if "__dict__" in dir(cls) or not hasattr(cls, "__slots__"):
+            raise TypeError(f"{cls.__name__} is not a slotted dataclass")
+        replacer = _REPLACERS[cls] = _make_replacer(cls)
+    try:
+        result: T = replacer(obj, changes)
+    except KeyError:
+        unknown = sorted(set(changes) - {f.name for f in fields(cls)})
+        raise TypeError(f"{cls.__name__} has no field(s) {unknown}") from None
     return result
 
 
@@ -75,6 +88,7 @@ class Work:
         "knowledge",
         "manoeuvres",
         "occ",
+        "owned",
         "pending",
         "players",
         "s",
@@ -103,33 +117,27 @@ class Work:
         self.knowledge = s.knowledge
         self.events: list[ev.Event] = []
         self.control_dirty: set[Colour] = set()  # players whose control changed: supply to recompute
+        self.owned: set[Colour] = set()  # players whose record is this Work's own copy (changed in place)
 
     def freeze(self) -> GameState:
-        # Built like `fast_replace` (no frozen-dataclass __init__ on the hot path): every field is set here.
-        return fast_replace(
-            self.s,
-            {
-                "players": self.players,
-                "occupants": self.occ,
-                "turn": self.turn,
-                "current": self.current,
-                "manoeuvres": self.manoeuvres,
-                "crown_used": self.crown_used,
-                "in_advance": self.in_advance,
-                "battle": self.battle,
-                "pending": tuple(self.pending),
-                "winner": self.winner,
-                "supply": self.supply,
-            },
-        )
+        # No frozen-dataclass __init__ on the hot path: a generated function sets every field once. The
+        # records it hands over are the new state's: later changes (after a `view`) copy them again.
+        self.owned.clear()
+        self.battle_owned = False
+        return _FREEZE(self, self.s)
 
     @property
     def occupants(self) -> dict[str, tuple[Colour, int]]:
         return self.occ
 
     def view(self) -> GameState:
-        """A read-only snapshot of the work in progress (for scores and checks mid-application)."""
-        return self.freeze()
+        """A read-only snapshot of the work in progress (for scores and checks mid-application). The Work goes
+        on with copies of its containers, so later changes never reach the snapshot."""
+        snapshot = self.freeze()
+        self.players = dict(self.players)
+        self.occ = dict(self.occ)
+        self.supply = dict(self.supply)
+        return snapshot
 
     @property
     def full(self) -> bool:
@@ -147,8 +155,17 @@ class Work:
             self.staged = []
 
     def set_player(self, colour: Colour, **changes: object) -> PlayerState:
+        """Change a player's record. The first change copies the state's record; later ones change that copy
+        in place (a draw or a battle changes it several times per action), so, as with `set_battle`, never
+        keep a PlayerState across a change to read its old values."""
+        if colour in self.owned:
+            p = self.players[colour]
+            for name, value in changes.items():
+                _PLAYER_SETTERS[name](p, value)  # an unknown name raises KeyError
+            return p
         p = fast_replace(self.players[colour], changes)
         self.players[colour] = p
+        self.owned.add(colour)
         return p
 
     def set_battle(self, **changes: object) -> Battle:
@@ -159,7 +176,7 @@ class Work:
         assert b is not None
         if self.battle_owned:
             for name, value in changes.items():
-                object.__setattr__(b, name, value)  # an unknown name raises AttributeError (slots)
+                _BATTLE_SETTERS[name](b, value)  # an unknown name raises KeyError
             return b
         b = fast_replace(b, changes)
         self.battle = b
@@ -170,6 +187,31 @@ class Work:
         order = self.s.order
         i = order.index(colour)
         return order[i:] + order[:i]
+
+
+# `Work.freeze`: GameState fields that a Work carries (`occupants` is `occ`; `pending` is frozen to a tuple),
+# the rest copied from the state the Work started from. Generated from GameState's own fields, so a new field
+# is copied rather than forgotten.
+_WORK_FIELDS = {"players": "w.players", "occupants": "w.occ", "turn": "w.turn", "current": "w.current",
+                "manoeuvres": "w.manoeuvres", "crown_used": "w.crown_used", "in_advance": "w.in_advance",
+                "battle": "w.battle", "pending": "tuple(w.pending)", "winner": "w.winner",
+                "supply": "w.supply"}
+
+
+def _make_freezer() -> Callable[[Work, GameState], GameState]:
+    setters = _setters(GameState)
+    lines = [f"    set_{n}(new, {_WORK_FIELDS.get(n, 's.' + n)})" for n in setters]
+    src = "def freeze(w, s):\n    new = new_(GameState)\n" + "\n".join(lines) + "\n    return new\n"
+    namespace: dict[str, Any] = {"new_": object.__new__, "GameState": GameState}
+    namespace.update({f"set_{n}": setter for n, setter in setters.items()})
+    exec(src, namespace)  # generated from GameState's own field names only
+    freeze: Callable[[Work, GameState], GameState] = namespace["freeze"]
+    return freeze
+
+
+_FREEZE = _make_freezer()
+_BATTLE_SETTERS = _setters(Battle)
+_PLAYER_SETTERS = _setters(PlayerState)
 
 
 # --- knights and dice --------------------------------------------------------------------------------------
@@ -1035,7 +1077,7 @@ def auto_resolve(w: Work, head: Pending) -> bool:
             w.pending.pop(0)
             return True
         if players != head.players or targets != head.targets:
-            w.pending[0] = replace(head, players=players, targets=targets)
+            w.pending[0] = fast_replace(head, {"players": players, "targets": targets})
         return False
     if need is Need.SUPPORT:
         players, passes = head.players, head.n
@@ -1049,7 +1091,7 @@ def auto_resolve(w: Work, head: Pending) -> bool:
             w.pending.pop(0)
             return True
         if changed:
-            w.pending[0] = replace(head, players=players, n=passes)
+            w.pending[0] = fast_replace(head, {"players": players, "n": passes})
         return False
     if need is Need.CONFLICT:
         stuck = tuple(c for c in head.players if not may_hold_conflict(w, c))
@@ -1059,7 +1101,7 @@ def auto_resolve(w: Work, head: Pending) -> bool:
             record_conflict(w, colour, None)
         left = tuple(c for c in head.players if c not in stuck)
         if left:
-            w.pending[0] = replace(head, players=left)
+            w.pending[0] = fast_replace(head, {"players": left})
         else:
             w.pending.pop(0)
         return True

@@ -24,6 +24,7 @@ from engine.catalogue import (
 )
 from engine.colours import Colour
 from engine.errors import MapError
+from engine.maps import Board
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -89,13 +90,29 @@ class GameData:
             linked.discard(place)
             reach[place] = frozenset(x for x in linked if kinds[x] is TileKind.TERRITORY)
             reach_castles[place] = frozenset(x for x in linked if kinds[x] is TileKind.CASTLE)
-        territories = {t: catalogue.territory(t) for t in sorted(places) if kinds[t] is TileKind.TERRITORY}
+        territory_ids = sorted(t for t in places if kinds[t] is TileKind.TERRITORY)
+        return GameData._assemble(
+            catalogue, castles=castles, territory_ids=territory_ids, reach=reach, reach_castles=reach_castles,
+            adjacent=adj,
+        )
+
+    @staticmethod
+    def _assemble(
+        catalogue: Catalogue,
+        *,
+        castles: Mapping[Colour, str],
+        territory_ids: Iterable[str],
+        reach: Mapping[str, frozenset[str]],
+        reach_castles: Mapping[str, frozenset[str]],
+        adjacent: Mapping[str, Iterable[str]],
+    ) -> GameData:
+        territories = {t: catalogue.territory(t) for t in territory_ids}
         homelands: dict[Colour, tuple[str, ...]] = {}
         for colour, castle in castles.items():
             homelands[colour] = tuple(
                 sorted(
                     t
-                    for t in adj[castle]
+                    for t in adjacent[castle]
                     if t in territories and Ability.STARTING_KNIGHTS in territories[t].abilities
                 )
             )
@@ -124,6 +141,8 @@ class GameData:
     @staticmethod
     def from_board(board: Any, catalogue: Catalogue, castles: Mapping[Colour, str]) -> GameData:
         """From an `engine.maps.Board` (anything with `tile_ids()`/`tiles` and `adjacent(tile_id)`)."""
+        if isinstance(board, Board) and (board.catalogue is catalogue or board.catalogue == catalogue):
+            return GameData._from_validated_board(board, catalogue, castles)
         tile_ids: Iterable[str]
         if hasattr(board, "tiles"):
             tiles = board.tiles
@@ -132,6 +151,32 @@ class GameData:
             tile_ids = board.tile_ids()
         adjacency = {t: frozenset(board.adjacent(t)) for t in tile_ids}
         return GameData.build(catalogue, castles, adjacency)
+
+    @staticmethod
+    def _from_validated_board(board: Board, catalogue: Catalogue, castles: Mapping[Colour, str]) -> GameData:
+        # A Board validated every tile against this catalogue and already holds the lake-linked reach of
+        # every tile, so only the castles remain to check.
+        problems = []
+        for colour, castle in castles.items():
+            if catalogue.tile_kind(castle) is not TileKind.CASTLE:
+                problems.append(f"{colour.value} castle {castle!r} is not a castle id")
+            elif castle not in board:
+                problems.append(f"{colour.value} castle {castle!r} is not on the map")
+        if problems:
+            raise MapError(problems)
+        on_map = set(board.territories)
+        castle_ids = set(board.castles)
+        reach: dict[str, frozenset[str]] = {}
+        reach_castles: dict[str, frozenset[str]] = {}
+        for place in board.locations:
+            linked = board.reach(place)
+            reach[place] = linked & on_map
+            reach_castles[place] = linked & castle_ids
+        adjacent = {c: board.adjacent(c) for c in castles.values()}
+        return GameData._assemble(
+            catalogue, castles=castles, territory_ids=board.territories, reach=reach,
+            reach_castles=reach_castles, adjacent=adjacent,
+        )
 
     def is_homeland(self, territory: str) -> bool:
         return self.territories[territory].kind is TerritoryKind.HOMELANDS

@@ -17,7 +17,7 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from types import MappingProxyType
 from typing import Any
@@ -54,9 +54,29 @@ class Layout:
 
     def slots(self, kind: str) -> tuple[Hex, ...]:
         """The hexes of one slot kind, centre first (tiles are laid from the centre, setting up step 2)."""
-        cells = [h for h, k in self.cells if k == kind]
-        centre = _centre(h for h, _ in self.cells)
-        return tuple(sorted(cells, key=lambda h: (_dist2(h, centre), h)))
+        return _layout_slots(self, kind)
+
+
+_SLOTS: dict[tuple[int, str], tuple[Layout, tuple[Hex, ...]]] = {}
+
+
+def _layout_slots(layout: Layout, kind: str) -> tuple[Hex, ...]:
+    # Cached by identity (hashing a Layout hashes every Hex in it): a layout never changes, and every default
+    # board asks for its slots. The entry keeps its layout, so an id is never reused while cached.
+    cached = _SLOTS.get((id(layout), kind))
+    if cached is not None and cached[0] is layout:
+        return cached[1]
+    if len(_SLOTS) > 256:
+        _SLOTS.clear()
+    slots = _compute_slots(layout, kind)
+    _SLOTS[(id(layout), kind)] = (layout, slots)
+    return slots
+
+
+def _compute_slots(layout: Layout, kind: str) -> tuple[Hex, ...]:
+    cells = [h for h, k in layout.cells if k == kind]
+    centre = _centre(h for h, _ in layout.cells)
+    return tuple(sorted(cells, key=lambda h: (_dist2(h, centre), h)))
 
 
 def _centre(hexes: Iterable[Hex]) -> tuple[float, float]:
@@ -168,7 +188,7 @@ class Board:
                  seats: Sequence[str] | None = None) -> None:
         """Validate a layout and build the board; raises MapError listing every problem."""
         cat = catalogue if catalogue is not None else load_default_catalogue()
-        problems = validate_layout(tiles, cat)
+        problems, adjacency = _check_layout(tiles, cat)
         if seats is not None:
             castle_ids = {t for t in tiles.values() if cat.tile_kind(t) is TileKind.CASTLE}
             if sorted(seats) != sorted(castle_ids) or len(set(seats)) != len(seats):
@@ -178,7 +198,7 @@ class Board:
             raise MapError(problems)
         set_ = object.__setattr__
         set_(self, "_catalogue", cat)
-        set_(self, "_tiles", MappingProxyType(dict(sorted(tiles.items()))))
+        set_(self, "_tiles", MappingProxyType(dict(sorted(tiles.items(), key=_by_hex))))
         hex_of = {tid: h for h, tid in tiles.items()}
         set_(self, "_hex_of", hex_of)
         kind = {tid: k for tid in hex_of if (k := cat.tile_kind(tid)) is not None}
@@ -192,7 +212,8 @@ class Board:
         by_colour = {cat.castle(c).colour: c for c in self.castles}
         set_(self, "_by_colour", by_colour)
         set_(self, "_colour_of", {c: col for col, c in by_colour.items()})
-        adjacent, linked = _adjacency(tiles, kind)
+        assert adjacency is not None  # no problems, so every tile was usable
+        adjacent, linked = adjacency
         set_(self, "_adjacent", adjacent)
         set_(self, "_linked", linked)
         reach = {t: frozenset({a for a in adjacent[t] if kind[a] is not TileKind.LAKE} | linked[t])
@@ -395,9 +416,8 @@ def parse_tiles(raw: Any, problems: list[str]) -> dict[Hex, str]:
 
 def _adjacency(tiles: Mapping[Hex, str], kind: Mapping[str, TileKind]
                ) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-    adjacent: dict[str, frozenset[str]] = {}
-    for h, tid in tiles.items():
-        adjacent[tid] = frozenset(tiles[n] for n in h.neighbours() if n in tiles)
+    near = _geometry(frozenset(tiles)).neighbours
+    adjacent = {tid: frozenset([tiles[n] for n in near[h]]) for h, tid in tiles.items()}
     # Lakes that touch form one body of water (R15): every non-lake tile on its shore links to every other.
     linked: dict[str, set[str]] = {tid: set() for tid in tiles.values()}
     lakes = {tid for tid, k in kind.items() if k is TileKind.LAKE}
@@ -432,12 +452,30 @@ def _clockwise(castles: Mapping[str, Hex], all_hexes: Iterable[Hex]) -> tuple[st
     return tuple(sorted(castles, key=lambda c: (round(angle(c), 9), c)))
 
 
+def _by_hex(item: tuple[Any, Any]) -> tuple[int, int, int, str]:
+    """Sort key of a (hex, tile) item: by (q, r) as `Hex` orders itself, without its Python-level comparisons
+    (hot: every board sorts its tiles); anything that is not a Hex sorts last, so bad input is reported."""
+    h = item[0]
+    if isinstance(h, Hex):
+        return (0, h.q, h.r, "")
+    return (1, 0, 0, repr(h))
+
+
 def validate_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> list[str]:
     """Every reason a layout is not a playable map (empty when it is)."""
+    return _check_layout(tiles, catalogue)[0]
+
+
+_Adjacency = tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]
+
+
+def _check_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> tuple[list[str], _Adjacency | None]:
+    """`validate_layout`, also returning the adjacency it computed (None when the tiles were unusable) so
+    that `Board` need not compute it twice."""
     problems: list[str] = []
     hex_of: dict[str, Hex] = {}
     kinds: dict[str, TileKind] = {}
-    for h, tid in sorted(tiles.items()):
+    for h, tid in sorted(tiles.items(), key=_by_hex):
         if not isinstance(h, Hex):
             problems.append(f"{h!r} is not a Hex")
             continue
@@ -461,7 +499,7 @@ def validate_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> list[str]
     if not territories:
         problems.append("a map needs territories, found none")
     if not hex_of:
-        return problems
+        return problems, None
     good = {h: t for t, h in hex_of.items()}
     # Connected by shared edges.
     groups = _groups(good)
@@ -482,26 +520,43 @@ def validate_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> list[str]
             problems.append(f"castle {castle} ({catalogue.castle(castle).name}) is adjacent to "
                             f"{len(homelands)} homelands {homelands!r}; at most {HOMELANDS_PER_CASTLE_MAX} "
                             "is possible (setting up, step 6, page 3)")
-    return problems
+    return problems, (adjacent, linked)
 
 
 def _groups(tiles: Mapping[Hex, str]) -> list[set[str]]:
-    remaining = set(tiles)
-    groups: list[set[str]] = []
+    return [{tiles[h] for h in group} for group in _geometry(frozenset(tiles)).groups]
+
+
+@dataclass(frozen=True, slots=True)
+class _Geometry:
+    """What depends only on which hexes are covered: each hex's covered neighbours, and the groups of hexes
+    connected by shared edges."""
+
+    neighbours: Mapping[Hex, tuple[Hex, ...]]
+    groups: tuple[frozenset[Hex], ...]
+
+
+@lru_cache(maxsize=256)
+def _geometry(hexes: frozenset[Hex]) -> _Geometry:
+    # Cached by the set of covered hexes: every default board of one player count shares its geometry (the
+    # tiles are shuffled, the hexes are not), and a camera re-reading the same layout hits the cache too.
+    neighbours = {h: tuple(n for n in h.neighbours() if n in hexes) for h in hexes}
+    remaining = set(hexes)
+    groups: list[frozenset[Hex]] = []
     while remaining:
         start = min(remaining)
         stack = [start]
         remaining.discard(start)
-        group = {tiles[start]}
+        group = {start}
         while stack:
             cur = stack.pop()
-            for nb in cur.neighbours():
+            for nb in neighbours[cur]:
                 if nb in remaining:
                     remaining.discard(nb)
-                    group.add(tiles[nb])
+                    group.add(nb)
                     stack.append(nb)
-        groups.append(group)
-    return groups
+        groups.append(frozenset(group))
+    return _Geometry(MappingProxyType(neighbours), tuple(groups))
 
 
 def default_board(players: int, catalogue: Catalogue | None = None, rng: random.Random | None = None,

@@ -13,13 +13,14 @@ are declared in the app (R86).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine import actions as A
 from engine.catalogue import Ability, TileKind
 from engine.colours import Colour
+from engine.events import BattleEnded, Event, KnightsGained, KnightsLost, Retreated
 from engine.reading import TableReading
 from engine.rules import apply, check
 from engine.state import GameState, Need
@@ -254,8 +255,9 @@ def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Ite
     if (delta.get(nxt, 0) or restored
             or any(seen.get(nxt, 0) != expected.get(nxt, 0) for _, seen, expected in diffs)):
         yield A.EndTurn(me)
-    # Call to arms: two more knights of the current player than the game has (R84).
-    if delta.get(me, 0) >= 2:
+    # Call to arms: two more knights of the current player than the game has, or one when the reserve had a
+    # single die's room left (R22, R84). The result is compared exactly, so a looser trigger costs nothing.
+    if delta.get(me, 0) >= 1:
         yield A.PlayCallToArms(me)
     # Tactical advance: the turn's advance is spent, yet the current player's knights moved again (R84).
     if state.manoeuvres <= 0 and mine_changed:
@@ -276,6 +278,15 @@ def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Ite
             tries.insert(0, n + 1)  # marshlands: the conqueror loses one knight there (R85)
         for k in tries:
             yield A.Advance(me, loc, k)
+    # An advance whose knights all vanish at once: a castle's last knights into empty marshlands, where the
+    # only one left dies on conquest (p.7), so the camera sees the castle emptied and nothing arrive (R85).
+    castle_seen = dict(reading.knights_at(my_castle)).get(me, 0) if my_castle in sure else None
+    left = state.players[me].castle - castle_seen if castle_seen is not None else 0
+    if left == 1:
+        for loc, spec in data.territories.items():
+            if (Ability.LOSE_KNIGHT in spec.abilities and loc in sure and not _expected(state, loc)
+                    and not reading.knights_at(loc)):
+                yield A.Advance(me, loc, 1)
 
 
 def _mismatch(state: GameState, reading: TableReading, sure: list[str]) -> int:
@@ -301,15 +312,22 @@ def _restorable(state: GameState, colour: Colour) -> set[str]:
             if h.destroyed_on is not None and h.destroyed_on < state.turn}
 
 
+_Near = tuple[tuple[A.Action, ...], list[Discrepancy]]
+
+
 def _search(state: GameState, reading: TableReading, sure: list[str]
-            ) -> tuple[tuple[A.Action, ...] | None, list[Refusal]]:
-    """Breadth-first over short action sequences; the first full explanation at the least depth wins (R82)."""
-    frontier: list[tuple[GameState, tuple[A.Action, ...]]] = [(state, ())]
+            ) -> tuple[tuple[A.Action, ...] | None, list[Refusal], _Near | None]:
+    """Breadth-first over short action sequences; the first full explanation at the least depth wins (R82).
+
+    Also returns the first `near` explanation: a legal sequence after which the only differences are knights
+    the rules added or removed that the table has not caught up with (R85a)."""
+    frontier: list[tuple[GameState, tuple[A.Action, ...], tuple[Event, ...]]] = [(state, (), ())]
     refused: list[Refusal] = []
     seen_refused: set[A.Action] = set()
+    near: _Near | None = None
     for _depth in range(MAX_STEPS):
-        nxt: list[tuple[GameState, tuple[A.Action, ...]]] = []
-        for s, path in frontier:
+        nxt: list[tuple[GameState, tuple[A.Action, ...], tuple[Event, ...]]] = []
+        for s, path, path_events in frontier:
             for action in _candidates(s, reading, sure):
                 verdict = check(s, action)
                 if not verdict.ok:
@@ -318,21 +336,121 @@ def _search(state: GameState, reading: TableReading, sure: list[str]
                         before = "".join(describe_action(a, None) + ", then " for a in path)
                         refused.append(Refusal(action, verdict, before + describe_action(action, s)))
                     continue
-                after, _events = apply(s, action)
+                after, events = apply(s, action)
                 if _mismatch(after, reading, sure) == 0:
-                    return (*path, action), []
+                    return (*path, action), [], None
+                events = (*path_events, *events)
+                if near is None:
+                    left = _catch_up(after, reading, sure, events, path=(*path, action), before=state)
+                    if left is not None:
+                        near = ((*path, action), left)
                 # No pruning on "closer to the camera": a turn end can first add a difference (the three
                 # knights placed) that the next player's advance then removes. Candidates are few, so the
                 # frontier stays small; the cap only guards against a pathological reading.
-                nxt.append((after, (*path, action)))
+                nxt.append((after, (*path, action), events))
         frontier = nxt[:MAX_FRONTIER]
         if not frontier:
             break
-    return None, refused
+    return None, refused, near
 
 
-def reconcile(state: GameState, reading: TableReading) -> Reconciliation:
-    """Explain a new stable reading against the game, or say where they disagree (R80-R88)."""
+# --- knights the rules added or removed -----------------------------------------------------------
+
+_LOST_WHY = {
+    "marshlands": "died conquering the marshlands (page 7)",
+    "cut-throat": "lost their line of supply and leave the map (cut-throat, page 14, R31)",
+    "arena": "fell in the arena (page 7, R37)",
+    "battle": "fell in the battle (order of battle, page 12)",
+    "mayhem": "fell to the mayhem dice (page 14, R38)",
+}
+_GAINED_WHY = {
+    "village": "for conquering the village (page 7)",
+    "city": "for conquering the city (page 7)",
+    "shrine": "for conquering the shrine (page 7, R43)",
+    "call to arms": "for the call to arms",
+    "place knights": "placed at the start of the turn (page 8)",
+}
+
+
+def _knights(n: int, colour: Colour) -> str:
+    return f"{n} {colour.value} knight{'s' if n != 1 else ''}"
+
+
+def _adjustments(state: GameState, events: Iterable[Event]
+                 ) -> dict[tuple[str, Colour], list[tuple[int, str]]]:
+    """(location, colour) -> [(knights the camera shows more than the game while the table lags, cause)]:
+    positive for knights the rules removed from there, negative for knights the rules put there."""
+    out: dict[tuple[str, Colour], list[tuple[int, str]]] = {}
+    retreats: list[Retreated] = []
+    for e in events:
+        if isinstance(e, KnightsLost) and e.count:
+            out.setdefault((e.location, e.player), []).append((e.count, e.cause))
+        elif isinstance(e, KnightsGained) and e.count:
+            out.setdefault((e.location, e.player), []).append((-e.count, e.cause))
+        elif isinstance(e, Retreated) and e.count:
+            retreats.append(e)  # from the disputed place, named when the battle ends
+        elif isinstance(e, BattleEnded):
+            for r in retreats:
+                castle = state.data.castle_of.get(r.player)
+                if castle is not None:
+                    out.setdefault((e.territory, r.player), []).append((r.count, "retreat"))
+                    out.setdefault((castle, r.player), []).append((-r.count, "retreat"))
+            retreats = []
+    return out
+
+
+def _fix(colour: Colour, items: list[tuple[int, str]]) -> str:
+    """What the table must do to catch up, and why, e.g. 'take 1 red knight off the map: it died ...'."""
+    parts = []
+    for n, cause in items:
+        if cause == "retreat":
+            where = "from here to their castle" if n > 0 else "there"
+            parts.append(f"move {_knights(abs(n), colour)} {where}: "
+                         f"{'it retreats' if abs(n) == 1 else 'they retreat'} after the battle (page 12)")
+        elif n > 0:
+            why = _LOST_WHY.get(cause, f"{'was' if n == 1 else 'were'} lost to the {cause}")
+            parts.append(f"take {_knights(n, colour)} off the map: {'it' if n == 1 else 'they'} {why}")
+        else:
+            why = _GAINED_WHY.get(cause, f"from the {cause}")
+            parts.append(f"put {_knights(-n, colour)} there, {why}")
+    return "; ".join(parts)
+
+
+def _catch_up(state: GameState, reading: TableReading, sure: list[str], events: Sequence[Event], *,
+              path: tuple[A.Action, ...] = (), before: GameState | None = None) -> list[Discrepancy] | None:
+    """When every difference between the camera and `state` is knights that `events` added or removed and
+    the table still shows as before, one discrepancy per location saying what to take off or put on the
+    map and why (R85a); otherwise None."""
+    if _artefact_flips(state, reading):
+        return None
+    diffs = _differences(state, reading, sure)
+    if not diffs:
+        return None
+    adjust = _adjustments(state, events)
+    out: list[Discrepancy] = []
+    what = "; ".join(describe_action(a, before) for a in path) + ", and " if path else ""
+    for loc, seen, expected in diffs:
+        fixes = []
+        for c in sorted(set(seen) | set(expected), key=lambda c: c.value):
+            items = adjust.get((loc, c), [])
+            if seen.get(c, 0) - expected.get(c, 0) != sum(n for n, _ in items):
+                return None
+            if items and seen.get(c, 0) != expected.get(c, 0):
+                if path and any(cause == "place knights" for _, cause in items):
+                    return None  # the knights placed are the evidence of a turn end (R84), not a lag
+                fixes.append(_fix(c, items))
+        sentence = (f"camera: {_counts(seen)} {_place(state, loc)}; game: {_game_counts(expected)} "
+                    f"({what}the table has not caught up: {'; '.join(fixes)})")
+        out.append(Discrepancy(loc, seen, expected, sentence))
+    return out
+
+
+def reconcile(state: GameState, reading: TableReading, recent: Sequence[Event] = ()) -> Reconciliation:
+    """Explain a new stable reading against the game, or say where they disagree (R80-R89).
+
+    `recent`: the events of the action(s) the game applied since the table last matched (the app's last
+    declared action, e.g. a battle). Knights those events removed or placed that the table still shows as
+    before are reported as what to take off or put on the map, and why (R85a)."""
     sure, unsure = _sure(state, reading)
     extra: list[Discrepancy] = []
     in_game = set(_locations(state))
@@ -359,10 +477,16 @@ def reconcile(state: GameState, reading: TableReading) -> Reconciliation:
     refused: list[Refusal] = []
     if not extra:
         # Artefacts are part of the goal: a turn end restores them, so they are compared after the move.
-        found, refused = _search(state, reading, sure)
+        found, refused, near = _search(state, reading, sure)
         if found is not None:
             return Reconciliation(actions=found, unsure=tuple(unsure),
                                   descriptions=_describe_path(state, found))
+        # The table lags behind the rules: what the game just did (`recent`) first, then a legal move.
+        lag = _catch_up(state, reading, sure, recent) if recent else None
+        if lag is None and near is not None:
+            lag = near[1]
+        if lag is not None:
+            return Reconciliation(discrepancies=tuple(lag), unsure=tuple(unsure))
     discrepancies = [Discrepancy(loc, seen, expected,
                                  f"camera: {_counts(seen)} {_place(state, loc)}; "
                                  f"game: {_game_counts(expected)}")
@@ -376,8 +500,17 @@ def _describe_path(state: GameState, path: tuple[A.Action, ...]) -> tuple[str, .
     out: list[str] = []
     s = state
     for action in path:
-        out.append(describe_action(action, s))
-        s, _ = apply(s, action)
+        words = describe_action(action, s)
+        s, events = apply(s, action)
+        if isinstance(action, A.Advance):
+            # What the camera sees differs from the knights moved: say why (R85).
+            for e in events:
+                if isinstance(e, KnightsLost) and e.location == action.target and e.player is action.player:
+                    words += (f", and {'it' if action.knights == 1 else str(e.count)} died there on conquest "
+                              f"({e.cause}, page 7)")
+                elif isinstance(e, KnightsGained) and e.player is action.player and e.count:
+                    words += f", and {_knights(e.count, e.player)} went into their castle ({e.cause}, page 7)"
+        out.append(words)
     return tuple(out)
 
 

@@ -99,8 +99,22 @@ def _who(c: Colour) -> str:
 # --- the checks --------------------------------------------------------------------------------------------
 
 
+# The last (state, action) pair `check` accepted: `apply` right after `check` on the very same objects (the
+# referee's usual "check, then apply") need not check twice. Both are immutable, so the verdict still holds;
+# compared by identity, and kept as one tuple so that threads can only miss the shortcut, never misuse it.
+_ACCEPTED: tuple[GameState, A.Action] | None = None
+
+
 def check(state: GameState, action: A.Action) -> Verdict:
     """Whether `action` is legal now, and if not, why (one sentence and a citation)."""
+    global _ACCEPTED  # noqa: PLW0603 -- a one-entry cache of the last accepted check (see above)
+    verdict = _check(state, action)
+    if verdict.ok:
+        _ACCEPTED = (state, action)
+    return verdict
+
+
+def _check(state: GameState, action: A.Action) -> Verdict:
     if state.winner is not None:
         won = ", ".join(_who(c) for c in state.winner)
         return refuse(Reason.GAME_OVER, f"The game is over: {won} won.", P_AIM)
@@ -686,9 +700,11 @@ _ANSWER_CHECKS: dict[type[A.Action], Callable[[GameState, A.Action, Pending], Ve
 
 def apply(state: GameState, action: A.Action) -> tuple[GameState, tuple[ev.Event, ...]]:
     """Apply a legal action; raises IllegalActionError (with the verdict) and changes nothing otherwise."""
-    verdict = check(state, action)
-    if not verdict.ok:
-        raise IllegalActionError(verdict)
+    accepted = _ACCEPTED
+    if accepted is None or accepted[0] is not state or accepted[1] is not action:
+        verdict = _check(state, action)
+        if not verdict.ok:
+            raise IllegalActionError(verdict)
     return apply_unchecked(state, action)
 
 

@@ -147,10 +147,11 @@ def battle_result(events: Sequence[Event]) -> BattleResult | None:
 def run(scenario: Scenario) -> Iterator[StepResult]:
     """Check each action against the state so far; accepted ones are applied, refused ones change nothing."""
     state = scenario.start
+    recent: tuple[Event, ...] = ()  # what the game last did, which the table may not show yet (R85a)
     for i, step in enumerate(scenario.steps, 1):
         events: tuple[Event, ...] = ()
         if step.reading is not None:
-            rec = reconcile(state, step.reading)
+            rec = reconcile(state, step.reading, recent)
             collected: list[Event] = []
             for action in rec.actions:
                 state, produced = apply(state, action)
@@ -159,12 +160,15 @@ def run(scenario: Scenario) -> Iterator[StepResult]:
             disagree = "The camera and the game disagree: " + "; ".join(rec.sentences())
             verdict = refuse(Reason.NOT_APPLICABLE, disagree, "R83") if rec.discrepancies else ACCEPTED
             failures = tuple(step.expect.failures(None, events, rec)) if step.expect is not None else ()
+            if rec.actions or rec.matches:
+                recent = events
             yield StepResult(i, None, verdict, events, state, failures, rec)
             continue
         assert step.action is not None
         verdict = check(state, step.action)
         if verdict.ok:
             state, events = apply(state, step.action)
+            recent = events
         failures = tuple(step.expect.failures(verdict, events)) if step.expect is not None else ()
         yield StepResult(i, step.action, verdict, events, state, failures)
 

@@ -17,10 +17,13 @@ from typing import Any, Protocol
 
 from engine.colours import Colour
 from engine.gamedata import GameData
+from engine.records import fast_init
 
 
 class Knowledge(Enum):
     """FULL: the engine holds every card (simulation, tests). TABLE: real cards, hands and decks unknown."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     FULL = "full"
     TABLE = "table"
@@ -28,6 +31,8 @@ class Knowledge(Enum):
 
 class TurnStep(Enum):
     """Where the current turn is (Taking a Turn, p.8). Steps 1 and 9 happen automatically at turn change."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     PREPARE = "prepare"  # steps 2-3 (and 7-8 while a redistribution/advance is still available)
     ADVANCE = "advance"  # step 5: knights were redistributed; advance or decline
@@ -39,6 +44,8 @@ class TurnStep(Enum):
 class DiceSource(Enum):
     """Where a die result came from, recorded with the roll (chance is an input: the engine never rolls)."""
 
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
+
     DEVICE = "device"
     SCREEN = "screen"
     TYPED = "typed"
@@ -48,6 +55,8 @@ class DiceSource(Enum):
 
 class Need(Enum):
     """What the engine is waiting for (the head of `GameState.pending`)."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     FRACTURE = "fracture"  # a fracture window: `players` still to decide, `targets` artefacts, `tag` context
     DICE = "dice"  # `actor` rolls `n` dice for `tag` (arena, ambush, mayhem)
@@ -88,6 +97,8 @@ class Pending:
 
 class BattleStage(Enum):
     """The next thing the battle does once nothing is pending (Order of Battle, p.12)."""
+
+    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     ARENA = "arena"  # step 1: resolve the arena dice
     DRAW = "draw"  # step 2
@@ -336,3 +347,7 @@ def combat_scores(state: KnightsView, b: Battle) -> tuple[int, int]:
         a += b.attacker_conflict_value
         d += b.defender_conflict_value
     return a, d
+
+
+fast_init(Pending)  # built on the hot path of every battle: a cheaper __init__, same record (records.py)
+fast_init(ArtefactHolding)

@@ -45,6 +45,9 @@ L_WEIGHT = 0.35
 L_WEIGHT_NEUTRAL = 0.8
 SHADE_RANGE = (0.85, 3.0)
 CHROMA_TOLERANCE = 0.5
+# Glare: how much white veil `match` may take off a sample, and what taking it off costs per unit.
+MAX_GLARE = 0.5
+GLARE_PENALTY = 45.0
 DEFAULT_THRESHOLD = 24.0
 # The nearest reference must be at least this much closer than the runner-up to be trusted.
 DEFAULT_MARGIN = 6.0
@@ -188,6 +191,7 @@ class ColourCalibration:
     margin: float = DEFAULT_MARGIN
     _colours: tuple[Colour, ...] = field(init=False, repr=False, compare=False)
     _matrix: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+    _bgr: npt.NDArray[np.float64] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.references:
@@ -206,6 +210,9 @@ class ColourCalibration:
         object.__setattr__(self, "references", refs)
         object.__setattr__(self, "_colours", tuple(refs))
         object.__setattr__(self, "_matrix", np.asarray([refs[c] for c in refs], dtype=np.float32))
+        lab_img = self._matrix.reshape(-1, 1, 3)
+        bgr = np.asarray(cv2.cvtColor(lab_img, cv2.COLOR_Lab2BGR), np.float64).reshape(-1, 3) * 255.0
+        object.__setattr__(self, "_bgr", bgr)
 
     @property
     def colours(self) -> tuple[Colour, ...]:
@@ -248,7 +255,10 @@ class ColourCalibration:
 
     # -- classification ------------------------------------------------------------------------------------
     def match_lab(self, lab: Sequence[float]) -> ColourMatch:
-        d = lab_distance(self._matrix, np.asarray(lab, dtype=np.float32))
+        """Classify a (balanced) Lab colour, without the glare model of `match`."""
+        return self._match_distances(lab_distance(self._matrix, np.asarray(lab, dtype=np.float32)))
+
+    def _match_distances(self, d: npt.NDArray[np.floating[Any]]) -> ColourMatch:
         order = np.argsort(d)
         best = int(order[0])
         second = int(order[1]) if len(order) > 1 else None
@@ -269,9 +279,29 @@ class ColourCalibration:
         return self.threshold * (1.0 + CHROMA_TOLERANCE * chroma / 70.0)
 
     def match(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> ColourMatch:
-        """Classify a BGR body colour seen in a frame whose sticker white is `white_bgr` (None: as is)."""
-        lab = bgr_to_lab(balance(bgr, white_bgr))[0]
-        return self.match_lab((float(lab[0]), float(lab[1]), float(lab[2])))
+        """Classify a BGR body colour seen in a frame whose sticker white is `white_bgr` (None: as is).
+
+        Glare veils a die in white light: the balanced sample is compared with each reference both as it is
+        and with the veil taken off (`sample = (1 - a) * reference + a * white`, `a` fitted per reference up
+        to `MAX_GLARE`), the latter costing `GLARE_PENALTY * a`; the smaller distance counts.
+        """
+        sample = balance(bgr, white_bgr)[0].astype(np.float64)
+        lab = bgr_to_lab(sample)[0]
+        d = lab_distance(self._matrix, lab).astype(np.float64)
+        white = np.full(3, WHITE_TARGET)
+        for i, ref in enumerate(self._bgr):
+            veil = white - ref
+            norm = float(veil @ veil)
+            if norm < 1e-6:
+                continue
+            a = float(np.clip((sample - ref) @ veil / norm, 0.0, MAX_GLARE))
+            if a <= 0.02:
+                continue
+            unveiled = np.clip((sample - a * white) / (1.0 - a), 0.0, 255.0)
+            alt = float(lab_distance(self._matrix[i : i + 1], bgr_to_lab(unveiled)[0])[0])
+            alt += GLARE_PENALTY * a
+            d[i] = min(d[i], alt)
+        return self._match_distances(d)
 
     def nearest(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> tuple[Colour, float]:
         """The nearest player colour and its distance; callers compare with `threshold` (see `match`)."""

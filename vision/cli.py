@@ -16,6 +16,7 @@ Exit codes: 0 a table was read; 1 the input was read but holds no table (no sign
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -52,8 +53,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["dice"]:
-        from vision.dice import dice_main
-
+        try:
+            dice_main = importlib.import_module("vision.dice").dice_main
+        except ImportError as exc:
+            print(f"seneschal vision dice: the dice reader is not available ({exc})", file=sys.stderr)
+            return 2
         return int(dice_main(args_list[1:]))
     try:
         args = _parser().parse_args(args_list)

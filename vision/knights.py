@@ -16,6 +16,7 @@ A location is *unsure* when a die on it has a colour no calibration accepts or p
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -54,9 +55,8 @@ DiceReader = Callable[..., Sequence[Any]]
 
 
 def default_dice_reader() -> DiceReader:
-    from vision.dice import read_dice
-
-    reader: DiceReader = read_dice
+    """V3's `vision.dice.read_dice` (imported when first needed, so the rest works and type-checks alone)."""
+    reader: DiceReader = importlib.import_module("vision.dice").read_dice
     return reader
 
 

@@ -12,6 +12,8 @@ processor instead.
 
 Statuses are values of `Status`. A camera that disappears makes the worker report `CAMERA_LOST` and try to
 reopen it every `reconnect_delay` seconds; the last good result stays available from `latest()`.
+`on_update` is called from the worker's own threads (status changes from the grabber, results from the
+processor): a UI hands it over to its main thread (Kivy: `Clock.schedule_once`).
 """
 
 from __future__ import annotations

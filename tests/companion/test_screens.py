@@ -328,3 +328,25 @@ def test_a_failing_tap_is_shown_and_the_game_goes_on(app: Any) -> None:
     assert handler.handle_exception(RuntimeError("disk full")) == ExceptionManager.PASS
     assert "disk full" in app.screens["table"].ids.explanation.text and "disk full" in app.problem
     assert handler.handle_exception(KeyboardInterrupt()) == ExceptionManager.RAISE
+
+
+def test_battle_roll_with_a_real_die(app: Any) -> None:
+    for seed in range(20, 40):
+        session = _game(app, seed)
+        if _play_to(
+            session,
+            random.Random(seed),
+            lambda s: s.battle is not None and bool(s.pending) and s.pending[0].need.value == "dice",
+        ):
+            break
+    else:
+        pytest.skip("no battle roll reached")
+    app.attach(session)
+    app.go("battle")
+    _shot(app, "battle-roll", (1280, 800))
+    screen = app.screens["battle"]
+    assert "Die shows 6" in _texts(screen)
+    n = len(session.actions)
+    roll = next(o for o in app.battle.options_for_prompted() if o.kind is OptionKind.ROLL)
+    app.battle.enter_roll(roll, (6,))
+    assert len(session.actions) == n + 1 and "rolled 6" in session.history()[-1].text

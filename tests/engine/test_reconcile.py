@@ -1,21 +1,26 @@
-"""Reconciliation of camera readings with the game (issue 4 "Reconciliation"; rulings R80-R88)."""
+"""Reconciliation of camera readings with the game (issue 4 "Reconciliation"; rulings R80-R89, R85a)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
 from engine import actions as A
 from engine.colours import Colour
+from engine.events import KnightsLost
 from engine.hexgrid import Hex
 from engine.maps import Board
 from engine.reading import TableReading
 from engine.reconcile import Reconciliation, reconcile
 from engine.rules import apply
+from engine.save import state_from_json
 from engine.setup import GameConfig, PlayerConfig, new_game
 from engine.state import GameState, Knowledge
 from engine.verdict import Reason
+from tests.engine.helpers import CALL_TO_ARMS, MAP, game
 
 R, B = Colour.RED, Colour.BLUE
 
@@ -333,3 +338,81 @@ def test_artefacts_are_compared_after_the_move() -> None:
     # Face up but no turn end in sight: the camera and the game disagree about the sceptre.
     result = reconcile(s, TableReading(knights=_table(s).knights, artefacts={sceptre: True}))
     assert result.status == "discrepancy" and "face up; game: face down" in result.sentences()[0]
+
+
+# --- moves whose visible result differs from the knights moved (R85, R85a) ---------------------------------
+
+def test_marshlands_last_knight_vanishes_on_conquest() -> None:
+    """A castle's last knight advancing into marshlands dies at once (p.7): the camera only sees the castle
+    emptied, and that is explained as the advance, not reported as a discrepancy on the castle (R85)."""
+    s = game(castles={R: 1, B: 6}, adjacency={**MAP, "K1": ("T11", "T01")})
+    result = reconcile(s, _table(s, K1={}))
+    assert result.actions == (A.Advance(R, "T11", 1),)
+    assert not result.discrepancies
+    # One knight of five: same picture, the castle one knight down and the marshlands still empty.
+    s = game(castles={R: 5, B: 6}, adjacency={**MAP, "K1": ("T11", "T01")})
+    assert reconcile(s, _table(s, K1={R: 4})).actions == (A.Advance(R, "T11", 1),)
+
+
+def test_a_dying_knight_still_on_the_marshlands_is_reported_with_what_to_do() -> None:
+    s = game(castles={R: 5, B: 6}, adjacency={**MAP, "K1": ("T11", "T01")})
+    result = reconcile(s, _table(s, K1={R: 2}, T11={R: 3}))  # 3 advanced, nobody removed the dead one
+    assert result.status == "discrepancy" and not result.actions
+    (d,) = result.discrepancies
+    assert d.location == "T11" and d.seen == {R: 3} and d.expected == {R: 2}
+    assert "Red advanced 3 knights into Marshes of Brenne (T11)" in d.sentence
+    assert "take 1 red knight off the map: it died conquering the marshlands (page 7)" in d.sentence
+    # Once the knight is taken off, the same move is explained.
+    assert reconcile(s, _table(s, K1={R: 2}, T11={R: 2})).actions == (A.Advance(R, "T11", 3),)
+
+
+def test_a_village_knight_not_yet_in_the_castle_is_reported_with_what_to_do() -> None:
+    s = game(castles={R: 5, B: 6}, adjacency={**MAP, "K1": ("T12", "T01")})
+    result = reconcile(s, _table(s, K1={R: 2}, T12={R: 3}))
+    (d,) = result.discrepancies
+    assert d.location == "K1" and d.seen == {R: 2} and d.expected == {R: 3}
+    assert "put 1 red knight there, for conquering the village (page 7)" in d.sentence
+    assert reconcile(s, _table(s, K1={R: 3}, T12={R: 3})).actions == (A.Advance(R, "T12", 3),)
+
+
+def test_call_to_arms_limited_by_dice_is_explained() -> None:
+    """59 knights use all ten dice but one pip: call to arms places one knight, the other is lost (R22)."""
+    s = game(castles={R: 59, B: 6}, hands={R: (CALL_TO_ARMS,)})
+    assert reconcile(s, _table(s, K1={R: 60})).actions == (A.PlayCallToArms(R),)
+
+
+@pytest.mark.parametrize(("cause", "words"), [
+    ("cut-throat", "lost their line of supply and leave the map (cut-throat, page 14, R31)"),
+    ("arena", "fell in the arena (page 7, R37)"),
+    ("battle", "fell in the battle (order of battle, page 12)"),
+    ("Orb of Brutality", "were lost to the Orb of Brutality"),
+])
+def test_knights_the_game_removed_but_the_table_still_shows(cause: str, words: str) -> None:
+    """After a declared action (a battle, cut-throat) the app passes its events: knights the rules removed
+    that are still on the table are reported with the cause, not as an unexplained difference (R85a)."""
+
+    s = game(occupants={"T07": (R, 2)})
+    lost = (KnightsLost(B, "T25", 2, cause),)
+    result = reconcile(s, _table(s, T25={B: 2}), recent=lost)
+    (d,) = result.discrepancies
+    assert d.sentence.endswith(f"take 2 blue knights off the map: they {words})")
+    # Without the events it is a plain discrepancy, and a count the events do not explain stays one.
+    assert "caught up" not in reconcile(s, _table(s, T25={B: 2})).sentences()[0]
+    assert "caught up" not in reconcile(s, _table(s, T25={B: 3}), recent=lost).sentences()[0]
+
+
+def test_a_battle_the_table_has_not_caught_up_with() -> None:
+    """After the app resolved a battle (here the saved example: red loses 10-10 on a tie), the camera still
+    shows the fight: the losses and the retreat are spelt out per location (R85a)."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "scenarios" / "state-battle-halfway.json"
+    s = state_from_json(json.loads(path.read_text(encoding="utf-8"))["start"]["state"])
+    before = _table(s)
+    after, events = apply(s, A.PlaySupport(R, ("C14",)))
+    result = reconcile(after, before, recent=events)
+    by_place = {d.location: d.sentence for d in result.discrepancies}
+    assert set(by_place) == {"T28", "K1"}
+    assert "take 1 red knight off the map: it fell in the battle" in by_place["T28"]
+    assert "move 3 red knights from here to their castle: they retreat" in by_place["T28"]
+    assert "move 3 red knights there: they retreat" in by_place["K1"]
+    # The table caught up: nothing left to say.
+    assert reconcile(after, _table(after), recent=events).matches

@@ -179,3 +179,14 @@ def test_default_calibration_is_the_renderers_die_colours() -> None:
         m = c.match(bgr, white)
         assert m.colour is colour and m.accepted and m.distance < 1.0
     assert default_calibration([Colour.RED, Colour.BLUE]).colours == (Colour.RED, Colour.BLUE)
+
+
+def test_a_die_veiled_by_glare_is_still_its_colour_and_skin_is_not() -> None:
+    c = calib()
+    red = np.asarray(BODIES[Colour.RED])
+    veiled = tuple(float(v) for v in 0.55 * red + 0.45 * np.asarray(WHITE))
+    assert c.match_lab(c.references[Colour.RED]).colour is Colour.RED
+    m = c.match(veiled, WHITE)
+    assert m.colour is Colour.RED and m.accepted, m
+    for skin in ((120, 150, 205), (100, 140, 210), (140, 165, 190)):
+        assert not c.match(skin, WHITE).accepted, skin
