@@ -565,18 +565,18 @@ def apply_crown(w: Work, item: Pending) -> None:
 def compute_supply(w: Work, colour: Colour) -> frozenset[str]:
     """Territories of `colour` with a line of supply: an unbroken route to the castle through own territories
     and lakes (p.10). `reach` already links every tile around a lake."""
+    mine = {t for t, o in w.occ.items() if o[0] is colour}
+    if not mine:
+        return frozenset()
     reach = w.data.reach
-    occ = w.occ
     seen: set[str] = set()
     stack = [w.data.castle_of[colour]]
     while stack:
-        here = stack.pop()
-        for t in reach[here]:
-            if t not in seen:
-                o = occ.get(t)
-                if o is not None and o[0] is colour:
-                    seen.add(t)
-                    stack.append(t)
+        # Set operations in C: the player's territories one step on that are not yet known to be supplied.
+        new = (reach[stack.pop()] & mine) - seen
+        if new:
+            seen |= new
+            stack.extend(new)
     return frozenset(seen)
 
 

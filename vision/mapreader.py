@@ -1,15 +1,18 @@
 """Read the map from a frame: which tile lies on which hex, and where each tile is in the image.
 
-1. Find the stickers at reduced resolution (frames wider than 2000 px are halved first); when the codes found
-   are small, search again with twice the pixels (the full-resolution frame, or an enlarged 1080p one).
+1. Find the stickers once, on the whole frame (frames wider than 2000 px are halved first).
 2. Fit the table plane to the codes (`vision.geometry`) and estimate each tile's centre on the table: a code's
    "up" points at the tile edge it is stuck against, so the centre lies `STICKER_CENTRE_OFFSET_MM` behind it.
+   One sticker places its tile; nobody looks for the second.
 3. Fit the hex lattice and assign hexes (`vision.hexfit`).
-4. Refine at full resolution: where the lattice says a tile may lie but none was read (without a previous
-   reading, the empty cells around the tiles found; with one, the cells of its tiles missing now), decode that
-   crop of the full-resolution frame, enlarged and sharpened; then fit again.
+4. Look again only where a tile may be unread: lattice cells next to the tiles read that look like sticker
+   paper or dice on a cheap strong-edge map (`_Busy`) and hold no code read (plus, with a previous reading,
+   the cells of its tiles missing now). Small codes and such a cell: first one more whole-frame pass with
+   twice the pixels; then crops of those cells at full resolution, enlarged and sharpened, repeated while the
+   map grows; last, cells that still look like a hidden tile, enlarged 3x and deblurred hard. Fit again.
 5. With a `previous` reading, keep its hex numbering (the origin follows the tiles, not the frame) and keep
-   tiles that are hidden this frame as `inferred` (and `unsure`).
+   tiles that are hidden this frame as `inferred` (and `unsure`). Cells that hold a tile nobody could name
+   in this frame (codes all covered) are `unknown_hexes`: occupied, never guessed (docs/stickers.md).
 
 Never raises on bad input: a black frame, garbage, a frame without stickers give a status and a reason.
 """
@@ -47,10 +50,15 @@ REDUCED_MAX_SIDE = 2000  # frames larger than this are searched at half resoluti
 # refinement enlarges (and sharpens) crops so modules reach about this size (zbar is slower per pixel)
 TARGET_MODULE_PX = {Backend.ZXING: 5.5, Backend.PYZBAR: 3.5}
 MAX_REFINE_CROPS = 80
-REFINE_ROUNDS = 3
+# the map grows by a ring of cells per round when the first pass read few tiles (small, blurred codes);
+# zbar's crops cost ten times zxing's, so it keeps to fewer rounds
+REFINE_ROUNDS = {Backend.ZXING: 8, Backend.PYZBAR: 3}
 # no new refinement round starts after this much time on a frame
 REFINE_BUDGET_MS = {Backend.ZXING: 150.0, Backend.PYZBAR: 2000.0}
 ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
+BUSY_CELL = 0.1  # share of strong edges in a cell's middle above which it may hold a sticker worth decoding
+ESCALATE_CELL = 0.25  # ... above which an unread cell next to the map is worth a second whole-frame pass
+UNKNOWN_CELL = 0.25  # ... above which an unread cell between read tiles counts as an occupied, unknown tile
 
 
 class MapStatus(Enum):
@@ -81,6 +89,9 @@ class MapReading:
     tags_per_tile: dict[str, int] = field(default_factory=dict)
     unsure: frozenset[str] = frozenset()
     inferred: frozenset[str] = frozenset()  # kept from `previous`, not seen in this frame
+    # lattice cells inside or against the map that hold a tile whose stickers are all hidden in this frame
+    # (sticker paper, dice or a hand there, no code read): occupied, tile unknown; never in `tiles`
+    unknown_hexes: frozenset[Hex] = frozenset()
     problems: tuple[str, ...] = ()
     frame_size: tuple[int, int] = (0, 0)
     elapsed_ms: float = 0.0
@@ -110,6 +121,7 @@ class MapReading:
             "cards": sorted(self.cards),
             "unsure": sorted(self.unsure),
             "inferred": sorted(self.inferred),
+            "unknown_hexes": [h.to_json() for h in sorted(self.unknown_hexes)],
             "ignored": [{"text": i.text, "reason": i.reason.value, "detail": i.detail} for i in self.ignored],
             "problems": list(self.problems),
             "hex_size_px": round(self.hex_size_px, 2),
@@ -171,10 +183,23 @@ def read_map(
     found_ids = {t.payload.id for t in tile_tags}
     warm = bool(prev_ids & found_ids)
 
-    # small modules (a big map in a 1080p frame, a far camera) or nothing found: search again with more
-    # pixels per module, the full-resolution frame or, when that is what we searched, an enlarged one
+    # Small modules (a big map in a 1080p frame, a far camera) or nothing found: search again with more
+    # pixels per module, the full-resolution frame or, when that is what we searched, an enlarged one. Cold,
+    # that second pass costs more than the first, so it runs only when it can change the map: no tile read,
+    # or a lattice cell next to the tiles read that holds sticker-like paper but no code read (a tile none of
+    # whose codes was read; the bare table and read cards do not count).
     module = float(np.median([t.module_px for t in first.tags])) if first.tags else 0.0
-    need_more = len(prev_ids & found_ids) < 0.5 * len(prev_ids) if warm else module < ESCALATE_MODULE_PX
+    busy = _Busy(gray) if refine else None
+    initial = previous.homography if previous is not None and warm else None
+    solution = _solve(tile_tags, initial)
+    if warm:
+        need_more = len(prev_ids & found_ids) < 0.5 * len(prev_ids)
+    elif busy is None or solution is None:
+        need_more = True
+    else:
+        need_more = module < ESCALATE_MODULE_PX and _unexplained_cells(
+            solution, busy, _others(cards, ignored)
+        )
     if refine and backend is Backend.ZXING and need_more:
         t0 = time.perf_counter()
         second = decode_tags(gray, backend) if factor > 1 else decode_tags(gray, backend, upscale=2.0)
@@ -185,8 +210,8 @@ def read_map(
             cards.setdefault(k, v)
         ignored.extend(more_rejected)
         ignored.extend(i for i in second.ignored if not _seen(ignored, i))
-    initial = previous.homography if previous is not None and warm else None
-    solution = _solve(tile_tags, initial)
+        if len(more_tiles) or solution is None:
+            solution = _solve(tile_tags, initial if solution is None else solution[0].image_to_table)
 
     # refine at full resolution where the lattice expects stickers we did not read; a tile found this way
     # makes its own neighbours worth a look, so repeat (each spot is tried once)
@@ -194,10 +219,18 @@ def read_map(
         t0 = time.perf_counter()
         tried: set[tuple[str, object]] = set()
         budget = budget_ms if budget_ms is not None else REFINE_BUDGET_MS[backend]
-        for _round in range(1 if warm else REFINE_ROUNDS):
+        for _round in range(REFINE_ROUNDS[backend]):
             if (time.perf_counter() - start) * 1000.0 > budget:
                 break
-            cells = _cells_to_search(solution, previous if warm else None)
+            # cold: the empty cells around the tiles read, less the bare table and cards read; warm: the
+            # cells of the previous reading's tiles missing now, and those busy cells too (the previous
+            # reading may itself have missed a tile)
+            cells = _cells_to_search(solution, None)
+            if busy is not None:
+                seen = _explained(solution, _others(cards, ignored))
+                cells = [c for c in cells if c not in seen and busy.share(solution, c) >= BUSY_CELL]
+            if warm:
+                cells = sorted(set(cells) | set(_cells_to_search(solution, previous)))
             lost_cards = [] if previous is None or _round else _boxes_of_lost_cards(previous, cards, w, h)
             extra = _refine(
                 gray, solution, tile_tags, backend, cells=cells, tried=tried, extra_boxes=lost_cards
@@ -214,9 +247,29 @@ def read_map(
                 break
             grew = len({t.payload.id for t in new_tiles}) > len({t.payload.id for t in tile_tags})
             tile_tags = new_tiles
-            solution = _solve(tile_tags, solution[0].image_to_table if solution else None)
-            if solution is None or not grew:
+            if not grew:  # only second stickers of tiles already placed: the fit stands
                 break
+            solution = _solve(tile_tags, solution[0].image_to_table if solution else None)
+            if solution is None:
+                break
+        # last tries: cells that look like a tile with stickers but gave no code (blur across 2 px
+        # modules): enlarge more and deblur hard; costly per crop, so only these few cells
+        if busy is not None and solution is not None and backend is Backend.ZXING:
+            for _try in range(2):
+                if solution is None:
+                    break
+                blind = sorted(_unknown_cells(solution, busy, _others(cards, ignored)))
+                if not blind or (time.perf_counter() - start) * 1000.0 > budget:
+                    break
+                last = _refine(gray, solution, tile_tags, backend, cells=blind, tried=set(), deblur=True)
+                more_tiles, more_cards, more_rejected = _split(list(last.tags), known)
+                if not more_tiles:
+                    break
+                tile_tags = _merge(tile_tags, more_tiles)
+                ignored.extend(more_rejected)
+                for k, v in more_cards.items():
+                    cards.setdefault(k, v)
+                solution = _solve(tile_tags, solution[0].image_to_table)
         timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
     all_tags = tuple(tile_tags) + tuple(cards.values())
     if solution is None:
@@ -235,8 +288,15 @@ def read_map(
         )
     plane, estimates, fit, problems, unsure = solution
     reading = _assemble(plane, estimates, fit, tile_tags, problems=problems, unsure=unsure)
+    unknown = _unknown_cells(solution, busy, _others(cards, ignored)) if busy is not None else set()
     if previous is not None and previous.hexes:
         reading = _follow_previous(reading, previous, plane)
+        if unknown:  # the previous numbering; a cell the previous reading fills is inferred, not unknown
+            aligned = _align(dict(solution[2].hexes), reading["hexes"])
+            if aligned is not None:
+                turn, shift = aligned
+                unknown = {_rotate60(h, turn) + shift for h in unknown}
+            unknown -= set(reading["tiles"])
     status = MapStatus.OK if not reading["problems"] else MapStatus.PARTIAL
     return MapReading(
         status=status,
@@ -255,6 +315,7 @@ def read_map(
         tags_per_tile=reading["tags_per_tile"],
         unsure=frozenset(reading["unsure"]),
         inferred=frozenset(reading["inferred"]),
+        unknown_hexes=frozenset(unknown),
         problems=tuple(reading["problems"]),
         frame_size=size,
         elapsed_ms=(time.perf_counter() - start) * 1000.0,
@@ -517,6 +578,7 @@ def _refine(
     cells: Sequence[Hex],
     tried: set[tuple[str, object]],
     extra_boxes: Sequence[tuple[int, int, int, int]] = (),
+    deblur: bool = False,
 ) -> DecodeResult:
     """Decode full-resolution crops of lattice cells (enlarged and sharpened for small modules)."""
     plane, _estimates, fit, _problems, _unsure = solution
@@ -536,7 +598,90 @@ def _refine(
     boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
     if not boxes:
         return DecodeResult((), (), backend)
+    if deblur:
+        return decode_tags(gray, backend, regions=boxes, upscale=max(3.0, scale), deblur=2.0)
     return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=backend is Backend.ZXING)
+
+
+class _Busy:
+    """Strong-edge map of the frame at about 960 px wide: sticker paper and dice make many strong edges,
+    the bare table almost none. Cheap enough (~1 ms) to decide which lattice cells deserve a decode."""
+
+    def __init__(self, gray: npt.NDArray[np.uint8]) -> None:
+        h, w = gray.shape
+        self.factor = max(1, round(w / 960))
+        small = cv2.resize(gray, (w // self.factor, h // self.factor), interpolation=cv2.INTER_AREA)
+        grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        self.edges = np.asarray(grad > 70, np.uint8)
+        self.integral = np.asarray(cv2.integral(self.edges), np.float64)
+        self._memo: dict[tuple[Lattice, bytes, Hex], float] = {}
+
+    def share(self, solution: _Solution, hx: Hex) -> float:
+        """Share of strong-edge pixels in the middle of cell `hx` (a square of 0.7 pitch, not reaching into
+        the neighbours)."""
+        key = (solution[2].lattice, solution[0].image_to_table.tobytes(), hx)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        plane, _estimates, fit, _problems, _unsure = solution
+        lattice = fit.lattice
+        h, w = self.edges.shape
+        x0, y0, x1, y1 = _box_around(
+            plane, lattice.centre(hx), lattice.pitch * 0.35, w * self.factor, h * self.factor
+        )
+        x0, y0, x1, y1 = x0 // self.factor, y0 // self.factor, x1 // self.factor, y1 // self.factor
+        value = 0.0
+        if x1 - x0 >= 2 and y1 - y0 >= 2:
+            ii = self.integral
+            total = ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]
+            value = float(total) / float((x1 - x0) * (y1 - y0))
+        self._memo[key] = value
+        return value
+
+
+def _others(
+    cards: Mapping[str, TagDetection], ignored: Sequence[IgnoredCode]
+) -> list[TagDetection | FloatArray | None]:
+    return [*cards.values(), *(i.corners for i in ignored)]
+
+
+def _explained(solution: _Solution, others: Sequence[TagDetection | FloatArray | None]) -> set[Hex]:
+    """Lattice cells holding a code read that is not a tile's (a card, a foreign code)."""
+    plane, _estimates, fit, _problems, _unsure = solution
+    out: set[Hex] = set()
+    for o in others:
+        if o is None:
+            continue
+        corners = o.corners if isinstance(o, TagDetection) else o
+        centre = plane.to_table(np.asarray(corners, np.float64)).mean(axis=0).reshape(1, 2)
+        q, r = np.round(fit.lattice.to_axial(centre)[0]).astype(int)
+        out.add(Hex(int(q), int(r)))
+    return out
+
+
+def _unexplained_cells(
+    solution: _Solution | None, busy: _Busy, others: Sequence[TagDetection | FloatArray | None]
+) -> bool:
+    """True when a lattice cell next to the tiles read looks like sticker paper but holds no code read."""
+    if solution is None:
+        return True
+    occupied = set(solution[2].hexes.values())
+    cells = {n for h in occupied for n in h.neighbours()} - occupied - _explained(solution, others)
+    return any(busy.share(solution, c) >= ESCALATE_CELL for c in cells)
+
+
+def _unknown_cells(
+    solution: _Solution, busy: _Busy, others: Sequence[TagDetection | FloatArray | None] = ()
+) -> set[Hex]:
+    """Empty lattice cells with at least two read neighbours that look as busy as a tile with stickers and
+    hold no other code read (a card): a tile there whose codes are all covered. The bare table is not busy;
+    cards are read or lie beside the map with one read neighbour at most."""
+    occupied = set(solution[2].hexes.values())
+    out = set()
+    for hx in {n for h in occupied for n in h.neighbours()} - occupied - _explained(solution, others):
+        if sum(n in occupied for n in hx.neighbours()) >= 2 and busy.share(solution, hx) >= UNKNOWN_CELL:
+            out.add(hx)
+    return out
 
 
 def _boxes_of_lost_cards(

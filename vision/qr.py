@@ -138,12 +138,14 @@ def decode_tags(
     regions: Sequence[tuple[int, int, int, int]] | None = None,
     upscale: float = 1.0,
     sharpen: bool = False,
+    deblur: float = 0.0,
 ) -> DecodeResult:
     """Decode every QR code in `image` (BGR or grey uint8) and keep ours.
 
     `regions` (x0, y0, x1, y1) restricts decoding to those crops (each decoded separately; duplicates across
     overlapping regions are merged); `upscale` > 1 enlarges each crop first (small codes in a 1080p frame) and
-    `sharpen` applies an unsharp mask after enlarging (blurred small codes).
+    `sharpen` applies an unsharp mask before enlarging (blurred small codes); `deblur` > 0 applies a strong
+    one (that amount) after enlarging, for the last tries on codes blurred across their 2 px modules.
     Raises FrameError for something that is not an image; an image without codes gives an empty result.
     """
     start = time.perf_counter()
@@ -161,7 +163,7 @@ def decode_tags(
                 regions = [(0, 0, gray.shape[1], gray.shape[0])]
         if regions is not None:
             for box in regions:
-                raw.extend(_in_region(gray, box, upscale, _zxing_read, sharpen))
+                raw.extend(_in_region(gray, box, upscale, _zxing_read, sharpen, deblur=deblur))
                 calls += 1
     elif backend is Backend.PYZBAR:
         _require(backend)
@@ -257,6 +259,8 @@ def _in_region(
     upscale: float,
     read: Callable[[Image], list[tuple[str, FloatArray]]],
     sharpen: bool = False,
+    *,
+    deblur: float = 0.0,
 ) -> list[tuple[str, FloatArray]]:
     h, w = gray.shape
     x0, y0, x1, y1 = (max(0, int(box[0])), max(0, int(box[1])), min(w, int(box[2])), min(h, int(box[3])))
@@ -269,6 +273,9 @@ def _in_region(
         crop = np.asarray(cv2.addWeighted(crop, 2.0, soft, -1.0, 0.0), np.uint8)
     if scale != 1.0:
         crop = np.asarray(cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), np.uint8)
+    if deblur > 0.0:  # the blur spans about a source pixel: undo it at the enlarged scale
+        soft = cv2.GaussianBlur(crop, (0, 0), 0.8 * scale)
+        crop = np.asarray(cv2.addWeighted(crop, 1.0 + deblur, soft, -deblur, 0.0), np.uint8)
     found: list[tuple[str, FloatArray]] = read(np.ascontiguousarray(crop))
     return [(t, c / scale + [x0, y0]) for t, c in found]
 

@@ -9,6 +9,7 @@ import zxingcpp
 
 from engine.hexgrid import Hex
 from engine.maps import Board
+from vision import mapreader
 from vision.mapreader import MapReading, MapStatus, consistent_layout, read_map, same_layout
 from vision.qr import Backend
 from vision.synth import (
@@ -43,6 +44,7 @@ def _check_polygons(reading: MapReading, truth: GroundTruth, tolerance: float) -
         (Difficulty.EASY, 1, (1920, 1080)),
         (Difficulty.EASY, 2, RES_4K),
         (Difficulty.MEDIUM, 1, (1920, 1080)),
+        (Difficulty.MEDIUM, 8, (1920, 1080)),  # a tile whose two codes are blurred across 1.9 px modules
         (Difficulty.MEDIUM, 0, RES_4K),
     ],
 )
@@ -102,11 +104,21 @@ def test_a_quarter_of_the_tags_hidden() -> None:
     # every tile with a sticker left is read, in its right place; nothing is invented
     assert consistent_layout(alone.tiles, truth.tiles)
     assert readable <= set(alone.hexes)
+    # a frame alone cannot name a tile whose stickers are all hidden, but it sees that a tile lies there:
+    # every "occupied, unknown" cell holds an unread tile (never a read tile, never the bare table)
+    unread = set(truth.tiles.values()) - set(alone.hexes)
+    assert unread and alone.unknown_hexes
+    assert not alone.unknown_hexes & set(alone.tiles)
+    aligned = mapreader._align(alone.hexes, truth.tile_hexes)
+    assert aligned is not None
+    turn, shift = aligned
+    assert {truth.tiles.get(mapreader._rotate60(h, turn) + shift) for h in alone.unknown_hexes} <= unread
     # with the previous reading, tiles whose stickers are all hidden keep their place (inferred, unsure)
     guided = read_map(image, previous=clear)
     assert same_layout(guided.tiles, truth.tiles)
     assert guided.inferred == set(truth.tiles.values()) - set(alone.hexes)
     assert guided.inferred <= guided.unsure
+    assert not guided.unknown_hexes & set(guided.tiles)  # a cell the previous reading names is not unknown
     assert all(guided.hexes[t] == clear.hexes[t] for t in clear.hexes)  # same numbering as before
 
 
@@ -180,8 +192,6 @@ def test_same_layout_helpers() -> None:
 def test_previous_numbering_survives_a_turned_fit() -> None:
     """A lattice direction near the 30-degree fold may come out turned by 60 degrees in the next frame: the
     numbering still follows the previous reading."""
-    from vision import mapreader
-
     image, truth = render_scene(random_spec(Difficulty.EASY, 6, players=3), 6)
     first = read_map(image)
     turned = {t: mapreader._rotate60(h, 1) + Hex(3, -1) for t, h in first.hexes.items()}
@@ -207,3 +217,16 @@ def test_unknown_ids_for_this_box_are_ignored() -> None:
     reading = read_map(image, cast(Any, box))
     assert ids[0] not in reading.hexes
     assert any(i.reason is TagRejection.UNKNOWN_ID and i.text == f"MM1:{ids[0]}" for i in reading.ignored)
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_hard_frames_never_put_a_tile_on_a_wrong_hex(seed: int) -> None:
+    """Hands, glare and blur hide tiles; what is read is right, and cells said to hold an unknown tile do."""
+    image, truth = render_scene(random_spec(Difficulty.HARD, seed), seed)
+    reading = read_map(image)
+    assert consistent_layout(reading.tiles, truth.tiles), reading.problems
+    aligned = mapreader._align(reading.hexes, truth.tile_hexes)
+    assert aligned is not None
+    turn, shift = aligned
+    unread = set(truth.tiles.values()) - set(reading.hexes)
+    assert {truth.tiles.get(mapreader._rotate60(h, turn) + shift) for h in reading.unknown_hexes} <= unread
