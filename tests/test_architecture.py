@@ -10,8 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 OURS = {"engine", "vision", "hardware", "companion", "firmware"}
-MICROPYTHON_ONLY = {"machine", "micropython", "utime", "uos", "ustruct", "rp2", "network", "framebuf", "ujson",
-                    "uselect", "usys", "uasyncio"}
+MICROPYTHON_ONLY = {
+    "machine", "micropython", "utime", "uos", "ustruct", "rp2", "network", "framebuf", "ujson", "uselect",
+    "usys", "uasyncio",
+}
 
 # package -> (our packages it may import, third-party top-level modules it may import)
 ALLOWED: dict[str, tuple[set[str], set[str] | None]] = {
@@ -60,7 +62,7 @@ def test_only_companion_imports_kivy() -> None:
 
 
 def test_vision_uses_engine_for_types_only() -> None:
-    """vision may import engine's value types, never its rules (legal_actions/check/apply live in engine.rules)."""
+    """vision may import engine's value types, never its rules (legal_actions, check, apply and the like)."""
     banned = {"engine.rules", "engine.reconcile", "engine.history", "engine.playout", "engine.scenario"}
     offenders = []
     for path in _sources("vision"):
@@ -68,5 +70,6 @@ def test_vision_uses_engine_for_types_only() -> None:
             if isinstance(node, ast.ImportFrom) and node.module in banned:
                 offenders.append(f"{path.relative_to(ROOT)}: from {node.module}")
             elif isinstance(node, ast.Import):
-                offenders += [f"{path.relative_to(ROOT)}: import {a.name}" for a in node.names if a.name in banned]
+                names = [a.name for a in node.names if a.name in banned]
+                offenders += [f"{path.relative_to(ROOT)}: import {name}" for name in names]
     assert not offenders
