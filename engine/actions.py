@@ -29,26 +29,11 @@ class Action:
             ACTION_TYPES[cls.TYPE] = cls
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.TYPE}
-        enc = codec.encode(self)
-        assert isinstance(enc, dict)
-        out.update(enc)
-        return out
+        return codec.typed_to_json(self, self.TYPE)
 
     @staticmethod
     def from_json(obj: Any) -> Action:
-        if not isinstance(obj, dict):
-            raise ActionFormatError(f"an action is a JSON object with a 'type', got {obj!r}")
-        kind = obj.get("type")
-        cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
-        if cls is None:
-            raise ActionFormatError(f"unknown action type {kind!r}; known: {', '.join(sorted(ACTION_TYPES))}")
-        fields = {k: v for k, v in obj.items() if k != "type"}
-        try:
-            action: Action = codec.decode(cls, fields, str(kind))
-        except (ValueError, TypeError) as exc:
-            raise ActionFormatError(f"malformed {kind} action {obj!r}: {exc}") from None
-        return action
+        return codec.typed_from_json(ACTION_TYPES, obj, "action", ActionFormatError)
 
 
 # --- your turn: resources, crowns, redistribution, advance -------------------------------------------------

@@ -129,3 +129,27 @@ def decode(tp: Any, obj: Any, where: str = "value") -> Any:
 def decode_as(cls: type[T], obj: Any, where: str = "value") -> T:
     result: T = decode(cls, obj, where)
     return result
+
+
+def typed_to_json(record: Any, type_name: str) -> dict[str, Any]:
+    """A record (action, event) as JSON with its `"type"` tag first."""
+    out: dict[str, Any] = {"type": type_name}
+    enc = encode(record)
+    assert isinstance(enc, dict)
+    out.update(enc)
+    return out
+
+
+def typed_from_json(registry: Mapping[str, type[T]], obj: Any, what: str, error: type[Exception]) -> T:
+    """Decode `{"type": ..., fields...}` into the class registered for its type; `error` carries problems."""
+    if not isinstance(obj, dict):
+        raise error(f"an {what} is a JSON object with a 'type', got {obj!r}")
+    kind = obj.get("type")
+    cls = registry.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise error(f"unknown {what} type {kind!r}; known: {', '.join(sorted(registry))}")
+    try:
+        record: T = decode(cls, {k: v for k, v in obj.items() if k != "type"}, str(kind))
+    except (ValueError, TypeError) as exc:
+        raise error(f"malformed {kind} {what} {obj!r}: {exc}") from None
+    return record

@@ -27,25 +27,11 @@ class Event:
             EVENT_TYPES[cls.TYPE] = cls
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.TYPE}
-        enc = codec.encode(self)
-        assert isinstance(enc, dict)
-        out.update(enc)
-        return out
+        return codec.typed_to_json(self, self.TYPE)
 
     @staticmethod
     def from_json(obj: Any) -> Event:
-        if not isinstance(obj, dict):
-            raise ActionFormatError(f"an event is a JSON object with a 'type', got {obj!r}")
-        kind = obj.get("type")
-        cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
-        if cls is None:
-            raise ActionFormatError(f"unknown event type {kind!r}")
-        try:
-            event: Event = codec.decode(cls, {k: v for k, v in obj.items() if k != "type"}, str(kind))
-        except (ValueError, TypeError) as exc:
-            raise ActionFormatError(f"malformed {kind} event {obj!r}: {exc}") from None
-        return event
+        return codec.typed_from_json(EVENT_TYPES, obj, "event", ActionFormatError)
 
 
 @dataclass(frozen=True, slots=True)

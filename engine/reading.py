@@ -16,6 +16,7 @@ from engine.catalogue import Catalogue, TileKind
 from engine.colours import Colour
 from engine.errors import ReadingError
 from engine.hexgrid import Hex
+from engine.maps import parse_tiles
 
 READING_FORMAT = "seneschal-reading"
 VERSION = 1
@@ -166,24 +167,7 @@ class TableReading:
         version = obj.get("version", VERSION)
         if not _is_int(version) or version > VERSION:
             problems.append(f"reading version {version!r} is newer than this program understands ({VERSION})")
-        tiles: dict[Hex, str] = {}
-        raw_tiles = obj.get("tiles", [])
-        if not isinstance(raw_tiles, list):
-            problems.append(f"'tiles' must be a list of [q, r, tile id], got {raw_tiles!r}")
-            raw_tiles = []
-        for item in raw_tiles:
-            if not isinstance(item, list) or len(item) != 3 or not isinstance(item[2], str):
-                problems.append(f"a tile is [q, r, tile id], got {item!r}")
-                continue
-            try:
-                h = Hex.from_json(item[:2])
-            except ValueError as exc:
-                problems.append(str(exc))
-                continue
-            if h in tiles:
-                problems.append(f"two tiles on hex {h}: {tiles[h]!r} and {item[2]!r}")
-                continue
-            tiles[h] = item[2]
+        tiles = parse_tiles(obj.get("tiles", []), problems)
         knights: dict[str, dict[Colour, int]] = {}
         raw_knights = obj.get("knights", {})
         if not isinstance(raw_knights, Mapping):
