@@ -285,6 +285,9 @@ class BoxSetupScreen(BaseScreen):
             return
         tr = app.tr
         self.ids.status.text = p.status
+        if p.calibrating:
+            self._calibration(p, grid)
+            return
         for row in p.rows():
             line = BoxLayout(size_hint_y=None, height=dp(52), spacing=dp(6))
             guess = "  (?)" if row.guessed else ""
@@ -296,6 +299,28 @@ class BoxSetupScreen(BaseScreen):
                 line.add_widget(Label(text=f"{tr(field_name)} {value}", font_size=sp(16)))
                 line.add_widget(big_button("+", partial(p.adjust, row.id, field_name, +1), height=48))
             grid.add_widget(line)
+
+
+    def _calibration(self, p: BoxSetupPresenter, grid: Any) -> None:
+        """Dice colours: one row per colour (measured now / saved / default), Measure, Save, back."""
+        tr = self.app_ref.tr
+        states = {"measured": tr("measured"), "saved": tr("saved"), "default": tr("default colour")}
+        grid.add_widget(
+            text_label(
+                tr("Each player: put one of your dice on your own castle, then tap Measure."), 18, True
+            )
+        )
+        for colour, state in p.calibration_rows():
+            line = BoxLayout(size_hint_y=None, height=dp(52), spacing=dp(8))
+            line.add_widget(ShapeMark(colour=colour, size_hint_x=None, width=dp(44)))
+            line.add_widget(Label(text=tr(colour.capitalize()), font_size=sp(18), halign="left"))
+            line.add_widget(Label(text=states[state], font_size=sp(18)))
+            grid.add_widget(line)
+        row = BoxLayout(size_hint_y=None, height=dp(64), spacing=dp(8))
+        row.add_widget(big_button(tr("Measuring...") if p.measuring else tr("Measure"), p.measure, height=64))
+        row.add_widget(big_button(tr("Save colours"), p.save_calibration, height=64))
+        row.add_widget(big_button(tr("Tiles"), p.stop_calibration, height=64))
+        grid.add_widget(row)
 
 
 class NewGameScreen(BaseScreen):
@@ -429,8 +454,7 @@ class TableScreen(BaseScreen):
             opts.clear_widgets()
             return
         tr = app.tr
-        expl = p.explanation
-        self.ids.explanation.text = f"{expl.sentence}  [{expl.citation}]" if expl is not None else ""
+        self.ids.explanation.text = _verdict_text(p.explanation)
         all_groups = p.groups()
         key = (
             app.lang,
@@ -438,11 +462,14 @@ class TableScreen(BaseScreen):
             p.selected_target,
             tuple(p.editing.items()) if p.editing is not None else None,
             tuple((g.kind, g.enabled, tuple((o.key, o.enabled) for o in g.options)) for g in all_groups),
+            tuple(o.key for o in p.quick()),
         )
         if not self.changed_key("options", key):
             return
         groups.clear_widgets()
         opts.clear_widgets()
+        for o in p.quick():  # one tap, no group to open first
+            groups.add_widget(_option_button(o, p.tap, tr))
         for g in all_groups:
             sel = "> " if p.selected_group is g.kind else ""
             groups.add_widget(
@@ -489,6 +516,12 @@ def _editor_rows(screen: TableScreen, p: TurnPresenter, opts: Any) -> None:
         status = verdict.sentence if not verdict.ok else tr("Allowed.")
     opts.add_widget(text_label(status, 16, color=(1, 0.75, 0.4, 1) if not verdict.ok else (0.6, 1, 0.6, 1)))
     opts.add_widget(big_button(tr("Done"), p.apply_redistribution, greyed=not verdict.ok))
+
+
+def _verdict_text(expl: Any) -> str:
+    if expl is None:
+        return ""
+    return f"{expl.sentence}  [{expl.citation}]" if expl.citation else str(expl.sentence)
 
 
 def _toggle_group(p: TurnPresenter, kind: Any) -> None:
@@ -557,12 +590,12 @@ class BattleScreen(BaseScreen):
             if who is not None
             else ""
         )
-        expl = b.explanation
-        self.ids.explanation.text = f"{expl.sentence}  [{expl.citation}]" if expl is not None else ""
+        self.ids.explanation.text = _verdict_text(b.explanation)
         if b.rolling:
             self.ids.prompt.text = tr("Rolling...")
         shown = b.options_for_prompted()[:16]
-        if not self.changed_key("options", (app.lang, b.rolling, tuple((o.key, o.enabled) for o in shown))):
+        key = (app.lang, b.rolling, b.roll_problem, tuple((o.key, o.enabled) for o in shown))
+        if not self.changed_key("options", key):
             return
         opts.clear_widgets()
         for o in shown:
@@ -576,6 +609,9 @@ class BattleScreen(BaseScreen):
                     colour=o.actor if o.enabled else None,
                 )
             )
+            if o.kind is OptionKind.ROLL and o.enabled and b.roll_problem:
+                # The roller failed or may show dice that do not count: roll again above, or here.
+                opts.add_widget(big_button(tr("Roll on the tablet"), partial(b.screen_roll, o), height=64))
             if o.kind is OptionKind.ROLL and o.enabled and (o.value or 1) == 1:
                 # Rolled with a real die at the table: tap the number it shows.
                 for pips in range(1, 7):
@@ -774,9 +810,11 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.lang = self.tr.lang
         self.newgame = NewGamePresenter()
         self.box_presenter: BoxSetupPresenter | None = (
-            BoxSetupPresenter(services.box) if services.box is not None else None
+            BoxSetupPresenter(services.box, self.clock, self.tr, runner=run_in_thread)
+            if services.box is not None
+            else None
         )
-        self.dice = DicePresenter(services.roller, self.clock)
+        self.dice = DicePresenter(services.roller, self.clock, tr=self.tr)
         self.camera: CameraPresenter | None = None
         self.session: GameSession | None = None
         self.game_id: int | None = None
@@ -817,9 +855,11 @@ class SeneschalApp(App):  # type: ignore[misc]
         if self.services.keep_playing:
             ExceptionManager.add_handler(KeepPlaying(self))
         self.dice.subscribe(self.request_refresh)
-        on_button = getattr(self.services.roller, "set_on_button", None)
-        if callable(on_button):  # a roll made with the roller's own button shows up in the dice panel
-            on_button(lambda roll: self.clock.schedule_once(lambda _dt: self.dice.record(roll), 0))
+        # Button rolls and connection changes come on the driver's thread; the roller posts them through
+        # our clock (never calling the roller back from its own thread).
+        self.services.roller.listen(
+            self.clock, on_button=self.button_roll, on_status=self.dice.roller_changed
+        )
         # The camera runs from the start: box setup and a new game read the map before any game.
         self.camera = CameraPresenter(self.services.feed, self.clock, on_reading=self._on_reading)
         self.camera.subscribe(self.request_refresh)
@@ -830,6 +870,13 @@ class SeneschalApp(App):  # type: ignore[misc]
             self.box_presenter.subscribe(self.request_refresh)
         self.go("start")
         return root
+
+    def button_roll(self, result: Any) -> None:
+        """A roll made with the roller's own button (UI thread): in the dice panel, and the battle's roll
+        when a battle waits for exactly that many dice."""
+        self.dice.record(result)
+        if self.battle is not None:
+            self.battle.button_roll(result)
 
     def show_problem(self, text: str) -> None:
         """Something went wrong in the app itself: shown where the engine's explanations appear."""
@@ -952,6 +999,7 @@ class SeneschalApp(App):  # type: ignore[misc]
             self.referee.reload()  # otherwise when the referee screen is opened (`go`)
         if self.table is not None:
             self.table.refresh()
+            self.table.rejudge()  # the table may now lag behind the game: say what to move
         sm = self.root_widget.ids.sm if self.root_widget else None
         snap = self.session.snapshot()
         if sm is not None and snap.battle is not None and sm.current == "table":

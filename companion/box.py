@@ -1,20 +1,37 @@
 """The real box-setup service: the engine's catalogue (default + the owner's box file), the sticker sheet from
-`vision.sheet`, colour calibration from `vision.calibration`."""
+`vision.sheet`, and the dice colours the camera measured (`companion.calibrate` over `vision.calibration`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from companion.presenters.boxsetup import BoxRow
+from companion.calibrate import Calibrator, DieSample, castle_colours, load_calibration, measured_colours
+from companion.presenters.boxsetup import BoxRow, CalibrationStatus
+from engine.colours import Colour
+
+# castles (tile id -> colour) -> ({colour: sample}, notes): the camera measures (`ProcessFeed.sample_dice`)
+Sampler = Callable[[Mapping[str, Colour]], tuple[Mapping[Colour, DieSample], list[str]]]
 
 
 class CatalogueBox:
-    def __init__(self, data_dir: Path) -> None:
+    """`sampler` measures the dice on the castles in the camera's latest frame (None: no camera);
+    `on_calibrated` receives the saved calibration's JSON so the running camera uses it at once."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        sampler: Sampler | None = None,
+        on_calibrated: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.data_dir = data_dir
         self.box_path = data_dir / "box.json"
+        self.calibration_path = data_dir / "calibration.json"
+        self.sampler = sampler
+        self.on_calibrated = on_calibrated
+        self.calibrator = Calibrator(self.calibration_path)
 
     def catalogue(self) -> Any:
         from engine.catalogue import load_box_catalogue, load_default_catalogue
@@ -54,13 +71,34 @@ class CatalogueBox:
             raise RuntimeError(f"seneschal tags exited with {code}")
         return str(out)
 
-    def calibrate(self, colours: Sequence[str]) -> str:
-        # Needs a frame with each player's die on its sticker; done from the camera panel's latest frame.
-        from engine.colours import Colour
-        from vision.calibration import default_calibration
+    # ---------------------------------------------------------------------------------- dice colours
 
-        cal = default_calibration([Colour(c) for c in colours])
-        path = self.data_dir / "calibration.json"
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(cal.to_json()), encoding="utf-8")
-        return f"Colours calibrated for {', '.join(colours)} (default references; show each die to refine)"
+    def calibration_json(self) -> dict[str, Any] | None:
+        """The saved calibration (vision's JSON) for the camera reader, or None (its defaults)."""
+        cal = load_calibration(self.calibration_path)
+        return None if cal is None else dict(cal.to_json())
+
+    def calibration_status(self) -> CalibrationStatus:
+        measured = tuple(c.value for c in self.calibrator.measured())
+        saved = tuple(measured_colours(self.calibration_path))
+        return CalibrationStatus(measured, (), tuple(self.calibrator.check()) if measured else (), saved)
+
+    def measure_dice(self) -> CalibrationStatus:
+        """Blocking (a worker thread): measure the dice standing on the castles now."""
+        if self.sampler is None:
+            return CalibrationStatus(notes=("no camera: start the app with --camera to measure the dice",))
+        found, notes = self.sampler(castle_colours(self.catalogue()))
+        self.calibrator.add(found)
+        status = self.calibration_status()
+        return CalibrationStatus(status.measured, tuple(notes), status.problems, status.saved)
+
+    def save_calibration(self) -> CalibrationStatus:
+        problems = self.calibrator.check()
+        if problems:
+            return CalibrationStatus(
+                tuple(c.value for c in self.calibrator.measured()), (), tuple(problems), ()
+            )
+        cal = self.calibrator.save()
+        if self.on_calibrated is not None:
+            self.on_calibrated(dict(cal.to_json()))
+        return self.calibration_status()

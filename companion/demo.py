@@ -12,6 +12,7 @@ app: the real table: the camera (optional), the USB roller (optional) and the us
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import sys
@@ -20,7 +21,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from companion.pipeline import CAMERA_TYPES, demo_config, knights_on_table, scene_spec
+from companion.pipeline import demo_config, knights_on_table, scene_spec
+from companion.session import CAMERA_TYPES
+
+
+class _NoCutBufferNoise(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Cutbuffer:")
 
 
 def _kivy_env(size: str) -> None:
@@ -30,6 +37,9 @@ def _kivy_env(size: str) -> None:
     # (Kivy otherwise probes xclip/xsel and prints their absence).
     os.environ.setdefault("KIVY_IMAGE", "tex,dds,sdl2")
     os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")
+    # Kivy still looks for xclip/xsel for the X "cut buffer" and prints a traceback when they are missing; the
+    # app does not need them (copy and paste go through SDL2), so that message is not shown.
+    logging.getLogger("kivy").addFilter(_NoCutBufferNoise())
     from kivy.config import Config
 
     w, h = (int(x) for x in size.lower().split("x"))
@@ -51,7 +61,7 @@ class DemoDriver:
         seed: int,
         pause: float,
         camera: bool,
-        camera_timeout: float = 20.0,
+        camera_timeout: float = 10.0,
     ) -> None:
         self.app = app
         self.session = session
@@ -81,10 +91,12 @@ class DemoDriver:
             before, since, action = self.waiting
             if len(self.session.actions) > before:
                 self.waiting = None
+                self._say("")  # the camera saw it: any earlier note is old news
                 self._show_table()
             elif Clock.get_boottime() - since > self.camera_timeout:
                 # What players do when the camera misses a move: enter it on the turn panel.
                 self.notes.append(f"the camera did not see {action.TYPE} in time; entered by hand")
+                self._say(self.app.tr("The camera did not see the move in time: entered by hand."))
                 self.waiting = None
                 if self.app.table is not None:
                     self.app.table.dismiss_proposal()
@@ -116,7 +128,12 @@ class DemoDriver:
             n = len(action.values)
 
             def work() -> None:
-                result = self.roller.roll(n)
+                try:
+                    result = self.roller.roll(n)
+                except Exception as exc:  # RollNotTakenError, or a failing roller: the players roll again
+                    text = str(exc) or type(exc).__name__
+                    Clock.schedule_once(lambda _dt: self._not_rolled(text), 0)
+                    return
                 Clock.schedule_once(lambda _dt: self._rolled(action, result), 0)
 
             threading.Thread(target=work, name="demo-roll", daemon=True).start()
@@ -133,6 +150,20 @@ class DemoDriver:
         self.session.apply(action)
         self.app.after_move()
         self._show_table()
+
+    def _say(self, text: str) -> None:
+        """What the pretend players did about a problem, where the table screen explains things."""
+        if self.app.turn is not None:
+            from companion.services import VerdictView
+
+            self.app.turn.explanation = VerdictView(False, text, "") if text else None
+            self.app.turn.changed()
+
+    def _not_rolled(self, text: str) -> None:
+        self.rolling = False  # the next tick rolls again, as players would
+        self.notes.append(f"roll not taken: {text}")
+        self.app.dice.error = text
+        self.app.dice.changed()
 
     def _rolled(self, action: Any, result: Any) -> None:
         from engine.actions import RollDice
@@ -164,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lang", choices=("en", "nl", "sv"), default=None)
     parser.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--show", default=None, help=argparse.SUPPRESS)  # the screen to screenshot
     args = parser.parse_args(argv)
     _kivy_env(args.size)
 
@@ -217,9 +249,12 @@ def main(argv: list[str] | None = None) -> int:
             from kivy.clock import Clock
             from kivy.core.window import Window
 
+            def shoot(_dt: float) -> None:
+                if args.show:
+                    app.go(args.show)
+                Clock.schedule_once(lambda _dt: Window.screenshot(name=args.screenshot), 0.5)
+
             def finish(_dt: float) -> None:
-                if args.screenshot:
-                    Window.screenshot(name=args.screenshot)
                 print(
                     f"demo: {len(session.actions)} moves, camera readings "
                     f"{getattr(feed, 'readings_posted', 0)}, notes {driver.notes}",
@@ -227,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 app.stop()
 
+            if args.screenshot:
+                Clock.schedule_once(shoot, max(0.0, args.exit_after - 1.0))
             Clock.schedule_once(finish, args.exit_after)
 
     app.bind(on_start=on_start)
@@ -265,6 +302,8 @@ def main_app(argv: list[str] | None = None) -> int:
     tr = Translator(storage.get_setting("language", "en"))
     roller = ScreenRollerAdapter() if args.no_roller else open_device_roller(args.roller)
     feed = None
+    data_dir = default_db_path().parent if not args.db else Path(args.db).resolve().parent
+    box = CatalogueBox(data_dir)
     if args.camera is not None:
         from companion.pipeline import vision_available
 
@@ -274,9 +313,10 @@ def main_app(argv: list[str] | None = None) -> int:
         else:
             from companion.feedproc import ProcessFeed
 
-            feed = ProcessFeed(("open", args.camera), ("vision", 5))  # camera and vision in their own process
-    data_dir = default_db_path().parent if not args.db else Path(args.db).resolve().parent
-    box = CatalogueBox(data_dir)
+            # Camera and vision in their own process, with the box's measured dice colours (box setup).
+            feed = ProcessFeed(("open", args.camera), ("vision", 5), calibration=box.calibration_json())
+            box.sampler = feed.sample_dice
+            box.on_calibrated = feed.set_calibration
     services = AppServices(
         storage=storage,
         factory=EngineFactory(storage, tr, knowledge="table", catalogue=box.catalogue()),

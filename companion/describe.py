@@ -74,6 +74,10 @@ class Describer:
             return t("Fracture {artefact}").format(artefact=self.artefact(a.target))
         if kind == "pass_fracture":
             return t("No fracture")
+        if kind == "pass_fracture_round":
+            if a.upto is None:
+                return t("Nobody else plays a fracture card")
+            return t("Nobody plays a fracture card before {name}").format(name=self.name(a.upto))
         if kind == "declare_authority":
             return t("Drew authority") if a.drawn else t("No authority drawn")
         if kind == "play_conflict":

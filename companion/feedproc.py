@@ -2,9 +2,10 @@
 (frame decoding, rendering and dice reading are CPU-heavy; in the app's process they would take the GIL from
 the UI thread between its drawing calls).
 
-Parent → child: ("table", SceneSpec) for the demo's pretend table, ("stop",).
+Parent → child: ("table", SceneSpec) for the demo's pretend table, ("sample", {castle id: colour}) to measure
+the dice on the castles (box setup), ("calibration", JSON) to use new dice colours, ("stop",).
 Child → parent: ("status", value, text), ("reading", TableReading JSON), ("preview", JPEG bytes) at most
-twice a second, downscaled.
+twice a second, downscaled, ("samples", {colour: DieSample JSON}, [notes]) in answer to "sample".
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import contextlib
 import multiprocessing as mp
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.services import FeedStatus
@@ -22,7 +23,22 @@ PREVIEW_WIDTH = 960
 PREVIEW_EVERY = 0.5  # seconds
 
 
-def _child(conn: Any, source: tuple[str, Any], reader: tuple[str, int]) -> None:
+def _measure(feed: Any, castles: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """Box setup: the dice on each castle in the last frame the reader saw, as that castle's colour."""
+    from companion.calibrate import samples_on_castles
+    from engine.colours import Colour
+
+    last = feed.latest()
+    if last is None:
+        return {}, ["the camera has not sent a picture yet"]
+    image, result = last
+    samples, notes = samples_on_castles(image, result, {k: Colour(v) for k, v in castles.items()})
+    return {c.value: s.to_json() for c, s in samples.items()}, notes
+
+
+def _child(
+    conn: Any, source: tuple[str, Any], reader: tuple[str, int], calibration: dict[str, Any] | None = None
+) -> None:
     """Runs in the child process: source → reader (vision.sources.CameraWorker threads) → pipe."""
     import os
 
@@ -56,7 +72,12 @@ def _child(conn: Any, source: tuple[str, Any], reader: tuple[str, int]) -> None:
 
         rdr: Any = _Truth()
     else:
-        rdr = vision_reader(reader[1])
+        cal = None
+        if calibration is not None:
+            from vision.calibration import ColourCalibration
+
+            cal = ColourCalibration.from_json(calibration)
+        rdr = vision_reader(reader[1], cal)
     feed = VisionFeed(src, rdr)
     lock = threading.Lock()
     last_preview = [0.0]
@@ -85,6 +106,16 @@ def _child(conn: Any, source: tuple[str, Any], reader: tuple[str, int]) -> None:
                 break
             if msg[0] == "table" and live is not None:
                 live.set_table(msg[1])
+            elif msg[0] == "sample":
+                try:
+                    found, notes = _measure(feed, msg[1])
+                except Exception as exc:  # told to the players, never the end of the camera
+                    found, notes = {}, [f"cannot measure the dice: {exc}"]
+                send(("samples", found, notes))
+            elif msg[0] == "calibration" and hasattr(rdr, "calibration"):
+                from vision.calibration import ColourCalibration
+
+                rdr.calibration = ColourCalibration.from_json(msg[1])
     except (EOFError, OSError):
         pass  # the app went away
     finally:
@@ -94,9 +125,17 @@ def _child(conn: Any, source: tuple[str, Any], reader: tuple[str, int]) -> None:
 class ProcessFeed:
     """`ReadingFeed` whose camera and vision run in a child process (spawned: no Kivy in it)."""
 
-    def __init__(self, source: tuple[str, Any], reader: tuple[str, int] = ("vision", 2)) -> None:
+    def __init__(
+        self,
+        source: tuple[str, Any],
+        reader: tuple[str, int] = ("vision", 2),
+        calibration: dict[str, Any] | None = None,
+    ) -> None:
         self.source = source
         self.reader = reader
+        self.calibration = calibration  # the box's dice colours (vision's JSON), None: defaults
+        self._samples: Any = None
+        self._sampled = threading.Event()
         self._proc: Any = None
         self._conn: Any = None
         self._thread: threading.Thread | None = None
@@ -122,7 +161,10 @@ class ProcessFeed:
         parent, child = ctx.Pipe()
         self._conn = parent
         self._proc = ctx.Process(
-            target=_child, args=(child, self.source, self.reader), daemon=True, name="seneschal-camera"
+            target=_child,
+            args=(child, self.source, self.reader, self.calibration),
+            daemon=True,
+            name="seneschal-camera",
         )
         self._proc.start()
         child.close()
@@ -159,6 +201,34 @@ class ProcessFeed:
                 on_status(self._status, self._text)
             elif msg[0] == "preview":
                 self._jpeg = msg[1]
+            elif msg[0] == "samples":
+                self._samples = (msg[1], msg[2])
+                self._sampled.set()
+
+    def sample_dice(
+        self, castles: Mapping[str, Any], timeout: float = 10.0
+    ) -> tuple[dict[Any, Any], list[str]]:
+        """Blocking (a worker thread): the dice on each castle in the camera's latest frame, measured in the
+        camera process. Returns ({Colour: DieSample}, notes for the players)."""
+        from companion.calibrate import DieSample
+        from engine.colours import Colour
+
+        if self._conn is None:
+            return {}, ["the camera is off"]
+        self._sampled.clear()
+        with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
+            self._conn.send(("sample", {k: getattr(v, "value", v) for k, v in castles.items()}))
+        if not self._sampled.wait(timeout):
+            return {}, ["the camera did not answer: try again"]
+        found, notes = self._samples
+        return {Colour(c): DieSample.from_json(s) for c, s in found.items()}, list(notes)
+
+    def set_calibration(self, doc: dict[str, Any]) -> None:
+        """Use these dice colours from now on (and on the next start)."""
+        self.calibration = doc
+        if self._conn is not None:
+            with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
+                self._conn.send(("calibration", doc))
 
     def set_table(self, spec: Any) -> None:
         """The demo's pretend table changed (the synthetic camera in the child renders it)."""

@@ -95,6 +95,7 @@ class VisionFeed:
         self._text = "camera off"
         self._last_key: Any = None
         self._preview: Any = None
+        self._last: tuple[Any, Any] | None = None  # (raw frame, the reader's result for it)
         self._on_reading: Callable[[Any], None] | None = None
         self._on_status: Callable[[FeedStatus, str], None] | None = None
         self.readings_posted = 0
@@ -126,8 +127,13 @@ class VisionFeed:
     def latest_preview(self) -> Any:
         return self._preview
 
+    def latest(self) -> tuple[Any, Any] | None:
+        """The last raw frame and the reader's result for it (for measuring dice colours at box setup)."""
+        return self._last
+
     def _process(self, frame: Any) -> Any:
         result = self.reader.read(frame.image, frame.index)
+        self._last = (frame.image, result)
         if self.annotate:
             try:
                 from vision.annotate import annotate

@@ -60,6 +60,8 @@ DYNAMIC_MESSAGES: tuple[str, ...] = (
     N_("simulated"),
     N_("none"),
     N_("reconnecting"),
+    N_("closed"),
+    N_("Roll not taken: roll again. The roller's display may show dice that do not count."),
     N_("Dice roller"),
     N_("Camera"),
     N_("Fort"),

@@ -25,10 +25,9 @@ from typing import Any, TextIO
 from companion.errors import CompanionError, ServiceUnavailableError
 from companion.presenters.newgame import NewGameConfig, PlayerSetup
 from companion.services import Storage
-from companion.session import EngineSession
+from companion.session import CAMERA_TYPES, EngineSession
 from engine.colours import Colour
 
-CAMERA_TYPES = frozenset({"advance", "redistribute", "end_turn", "play_call_to_arms"})
 SCRIPT_FORMAT = "seneschal-demo-script"
 DEMO_PLAYERS = (
     PlayerSetup(Colour.RED, "Ann"),
@@ -211,7 +210,8 @@ def vision_available() -> str:
     return ""
 
 
-def vision_reader(hold_frames: int = 2) -> Any:
+def vision_reader(hold_frames: int = 2, calibration: Any = None) -> Any:
+    """vision's TableReader; `calibration`: the box's measured dice colours (`companion.calibrate`)."""
     try:
         import importlib
 
@@ -219,7 +219,7 @@ def vision_reader(hold_frames: int = 2) -> Any:
             importlib.import_module(part)
         from vision.pipeline import TableReader
 
-        return TableReader(hold_frames=hold_frames)
+        return TableReader(hold_frames=hold_frames, calibration=calibration)
     except ImportError as exc:
         raise ServiceUnavailableError(f"the vision pipeline is not available: {exc}") from exc
 
@@ -282,13 +282,16 @@ class Replayer:
             yield result
 
     def look(self, state: Any) -> Any:
-        """Show the camera the table for `state` until the reading holds what the table shows."""
+        """Show the camera the table for `state` until the reading holds what the table shows (knights and
+        the artefact cards: a flipped card may take a frame or two longer to settle than the dice)."""
         want = knights_on_table(state, self.board)
+        cards = artefacts_on_table(state)
         reading = None
         for n, result in enumerate(self._frames(state)):
             reading = result.reading
             got = {k: dict(v) for k, v in reading.knights.items()}
-            if got == want and n + 1 >= self.hold_frames:
+            seen = {a: up for a, up in reading.artefacts.items() if a in cards}
+            if got == want and seen == cards and n + 1 >= self.hold_frames:
                 break
         return reading
 

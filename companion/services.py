@@ -125,6 +125,7 @@ class OptionKind(Enum):
     END_STEP = "end_step"
     FRACTURE = "fracture"
     PASS = "pass"
+    PASS_ALL = "pass_all"  # one tap: the player asked and everyone after them pass (a fracture window)
     CONFLICT = "conflict"
     SUPPORT = "support"
     ROLL = "roll"
@@ -200,7 +201,8 @@ class RollerStatus(Enum):
     CONNECTED = "connected"
     SIMULATED = "simulated"
     NONE = "none"  # on-screen rolls only
-    RECONNECTING = "reconnecting"
+    RECONNECTING = "reconnecting"  # the device went away; the driver reconnects by itself
+    CLOSED = "closed"  # closed by the app (shutting down)
 
 
 # ---------------------------------------------------------------------------------------------- protocols
@@ -290,7 +292,20 @@ class Roller(Protocol):
     @property
     def status_text(self) -> str: ...
 
-    def roll(self, n: int) -> RollResult: ...
+    def roll(self, n: int) -> RollResult:
+        """Blocking (call it off the UI thread). Raises `companion.errors.RollNotTakenError` when the device
+        may have rolled dice the app never received: the players roll again; nothing rolls in their place."""
+        ...
+
+    def listen(
+        self,
+        clock: UiClock,
+        on_button: Callable[[RollResult], Any] | None = None,
+        on_status: Callable[[], Any] | None = None,
+    ) -> None:
+        """Rolls made with the device's own button, and connection changes, delivered on the UI thread through
+        `clock` (the driver reports them on its own thread, which must never call the roller back)."""
+        ...
 
     def close(self) -> None: ...
 

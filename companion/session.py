@@ -59,6 +59,7 @@ KIND_OF: dict[str, OptionKind] = {
     "play_tactical_advance": OptionKind.RESOURCE,
     "play_fracture": OptionKind.FRACTURE,
     "pass_fracture": OptionKind.PASS,
+    "pass_fracture_round": OptionKind.PASS,  # with `upto`; without it OptionKind.PASS_ALL (see `_option`)
     "declare_authority": OptionKind.SIMPLE,
     "use_crown": OptionKind.CROWN,
     "redistribute": OptionKind.REDISTRIBUTE,
@@ -77,6 +78,10 @@ KIND_OF: dict[str, OptionKind] = {
     "prosperity_choice": OptionKind.CROWN,
 }
 MAX_OPTIONS_PER_KIND = 60
+# Moves the camera sees (knights moved on the table); with a camera they come through it, so the table
+# matched the game right after each one (R91). The rest (cards, crowns, fractures, battle choices, dice) are
+# tapped, and knights those remove or add lag on the table until the players catch up.
+CAMERA_TYPES = frozenset({"advance", "redistribute", "end_turn", "play_call_to_arms"})
 
 
 def _rules() -> Any:
@@ -99,7 +104,10 @@ class EngineSession:
         self.board = board if board is not None else getattr(initial.config, "board", None)
         self.states: list[Any] = [initial]
         self.actions: list[Any] = []
+        self.events: list[tuple[Any, ...]] = []  # the engine's events of each action
         self.lines: list[EventLine] = []
+        self.matched_at = 0  # actions applied when the camera last saw the table match the game
+        self._explained: tuple[int, tuple[Any, ...]] | None = None  # a camera proposal not yet applied
         self._cache: dict[str, tuple[Any, Any]] = {}
         self.describe = Describer(
             initial.data,
@@ -174,7 +182,11 @@ class EngineSession:
                 )
             session.states.append(state)
             session.actions.append(action)
+            session.events.append(tuple(_events))
             session.lines.append(EventLine(rec.seq, rec.words, getattr(action, "player", None), state.turn))
+        # The table last matched after the last camera-visible move (R91); what was tapped since may lag.
+        seen = [i + 1 for i, a in enumerate(session.actions) if a.TYPE in CAMERA_TYPES]
+        session.matched_at = seen[-1] if seen else 0
         return session
 
     # ------------------------------------------------------------------------------------------- state
@@ -411,6 +423,8 @@ class EngineSession:
 
     def _option(self, a: Any, enabled: bool, verdict: Any) -> Option:
         kind = KIND_OF.get(a.TYPE, OptionKind.SIMPLE)
+        if a.TYPE == "pass_fracture_round" and getattr(a, "upto", None) is None:
+            kind = OptionKind.PASS_ALL
         target = getattr(a, "target", None)
         if isinstance(target, str) and kind is OptionKind.ADVANCE:
             tgt: str | None = target
@@ -522,6 +536,16 @@ class EngineSession:
         self.storage.append(self.game_id, seq, action.to_json(), words, _state_json(new_state))
         self.states.append(new_state)
         self.actions.append(action)
+        self.events.append(tuple(events))
+        expl = self._explained
+        if expl is not None:
+            start, path = expl
+            done = tuple(self.actions[start:])
+            if done == path:  # the camera's proposal is in: the table matches the game again
+                self.matched_at = len(self.actions)
+                self._explained = None
+            elif done != path[: len(done)]:
+                self._explained = None
         line = EventLine(seq, words, action.player, new_state.turn)
         self.lines.append(line)
         return [line]
@@ -539,7 +563,10 @@ class EngineSession:
         self.storage.truncate(self.game_id, index)
         del self.states[index + 1 :]
         del self.actions[index:]
+        del self.events[index:]
         del self.lines[index:]
+        self.matched_at = min(self.matched_at, index)
+        self._explained = None
 
     # ----------------------------------------------------------------------------------------- referee
 
@@ -561,11 +588,19 @@ class EngineSession:
 
     # ------------------------------------------------------------------------------------------ camera
 
+    def recent_events(self, upto: int | None = None) -> tuple[Any, ...]:
+        """The events of the actions applied since the camera last saw the table match the game: knights
+        these removed or placed may still stand (or be missing) on the table."""
+        n = len(self.actions) if upto is None else upto
+        return tuple(e for evs in self.events[self.matched_at : n] for e in evs)
+
     def propose(self, reading: Any) -> Proposal:
+        """Runs on a worker thread (the table presenter's runner): reads the lists once, writes two marks."""
         reconcile = importlib.import_module("engine.reconcile").reconcile
-        rec = reconcile(self.state, reading)
-        if rec.discrepancies and not rec.actions and reading.artefacts:
-            rec = self._reconcile_knights_first(reconcile, reading, rec)
+        states = self.states
+        n = len(states) - 1
+        state = states[n]
+        rec = reconcile(state, reading, recent=self.recent_events(n))
         frame = int(getattr(reading, "frame_index", 0))
         discs = tuple(
             Discrepancy(d.location, dict(d.seen), dict(d.expected), d.sentence)
@@ -573,33 +608,13 @@ class EngineSession:
         )
         if discs:
             return Proposal(discrepancies=discs, frame_index=frame)
-        opts = tuple(self._option(a, True, None) for a in (getattr(rec, "actions", ()) or ()))
+        actions = tuple(getattr(rec, "actions", ()) or ())
+        if not actions:
+            self.matched_at = n
+            return Proposal(frame_index=frame)
+        self._explained = (n, actions)
+        opts = tuple(self._option(a, True, None) for a in actions)
         return Proposal(options=opts, frame_index=frame)
-
-    def _reconcile_knights_first(self, reconcile: Any, reading: Any, rec: Any) -> Any:
-        """engine.reconcile compares artefacts with the state BEFORE the move, so a turn end (which restores
-        the player's destroyed artefacts) reads as a discrepancy. Explain the knights first, then accept the
-        move only if the artefacts the camera saw match the state AFTER it (R93)."""
-        from engine.reading import TableReading
-
-        knights_only = TableReading(
-            tiles=dict(reading.tiles),
-            knights={k: dict(v) for k, v in reading.knights.items()},
-            artefacts={},
-            unsure=frozenset(reading.unsure),
-            frame_index=reading.frame_index,
-        )
-        alt = reconcile(self.state, knights_only)
-        if not alt.actions:
-            return rec
-        after = self.state
-        rules = _rules()
-        for a in alt.actions:
-            after, _ = rules.apply(after, a)
-        holdings = {h.id: h.face_up for p in after.players.values() for h in p.artefacts}
-        if all(holdings.get(aid, up) == up for aid, up in reading.artefacts.items()):
-            return alt
-        return rec
 
     def score_curve(self) -> dict[Colour, list[int]]:
         """Scores at the end of every turn (and now)."""

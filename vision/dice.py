@@ -1,20 +1,27 @@
 """Dice on the table: where each die is, its top face's value 1..6, and how sure we are.
 
-A classical OpenCV reader. A die's top face is a flat patch of one colour (its body) broken only by pips of a
-contrasting colour; the table, tile art and the die's own sides around it are either textured or set off from it
-by an edge. So the reader:
+A classical OpenCV reader that starts from the pips, the one thing every die has whatever its colour:
 
-1. marks *flat* pixels (low local colour variance in Lab) and splits them into connected patches, which edges
-   (die outlines, pip rims) separate from one another;
-2. keeps patches shaped like a die face: near-square, solid once its pip holes are filled, within the expected
-   size range (from `die_px` when the caller knows the scale, else a broad range);
-3. drops side faces: a patch that touches a brighter candidate and is darker is the side of that die, so pips
-   on it are never added (only the top face counts);
-4. counts pips inside each face: blobs whose colour differs strongly from the face body, of pip size and round;
-5. rates the count against the standard pip layouts; an odd layout, a count outside 1..6 or a face cut by the
-   region's edge is reported `unsure` rather than guessed.
+1. *Pips*: small round blobs much lighter (white top-hat) or much darker (black top-hat) than their
+   surroundings, in lightness L of true CIELAB, searched over a few pip sizes. Pips that run together at the
+   first threshold (a six's columns) are split at a higher one. Each pip keeps the colour of the ring just
+   around it (the die's body there, other pips masked out); a blob whose ring is not one flat colour is
+   printed art, a QR module or noise, not a pip.
+2. *Faces*: pips of the same polarity and size whose rings have the same colour are joined when the straight
+   line between them runs over that colour only. The dark rims between touching dice and the step in shade
+   between a die's top and its sides break the line, so a group holds one face's pips and nothing else.
+3. *Checks*: a group is a top face when its pips fit the standard layout of their count, their spacing matches
+   their size (a pip is 0.17 of the face), the face around them is flat body colour, and that patch of colour
+   ends near the face's edge (a sticker's white or a tile's wash runs on far beyond it). Side faces are lit
+   less than the top: a face that overlaps a brighter one is dropped, so only the top face's pips count. All
+   dice in a view are about the same size, so faces far from the typical size are dropped too.
+4. *Confidence*: layout fit x size agreement x flatness x pip roundness; below `UNSURE_BELOW` (or a count
+   outside 1..6) the die is reported `unsure` rather than guessed.
 
-Measured figures (synthetic scenes, real photographs) are printed by `bench/dice_real.py` and `bench/vision.py`.
+The expected die size (`die_px`) sets the pip sizes searched; without it, it is estimated from a region made
+of tile polygons (as `vision.knights` passes), else a broad range from the image's size. `calibration`
+(anything with `nearest(bgr, white_bgr)`) names each die's player. Figures on real photographs:
+`bench/dice_real.py`.
 """
 
 from __future__ import annotations
@@ -36,24 +43,33 @@ from engine.colours import Colour
 from vision.errors import VisionError
 
 Image = npt.NDArray[np.uint8]
+FloatImage = npt.NDArray[np.float32]
 Box = tuple[int, int, int, int]
 
-FLAT_STD = 9.0
 MIN_SIDE_PX = 10  # smaller faces cannot carry countable pips
 UNSURE_BELOW = 0.6
+LOOSE = 2.2  # the second pass's colour tolerance (x the first's): glossy, marbled real dice
+DROP_BELOW = 0.25  # weaker candidates are not dice at all (art, print), not unsure dice
+PIP_FRACTION = 0.17  # a pip's diameter over the face's side (standard dice and our renderer)
+PIP_CONTRAST = 18.0  # L units a pip stands out from its ring, at least
+TILE_SIDE_MM = 90.0 / math.sqrt(3.0)  # vision.tags: tiles are 90 mm across flats
+DIE_SIDE_MM = 16.0  # vision.tags.DIE_MM
+REGION_GROWTH = 1.12  # vision.knights grows tile polygons by 12% before passing them
 
 
 class DiceInputError(VisionError, ValueError):
-    """The image given to the dice reader is not a readable picture."""
+    """The image (or region) given to the dice reader is not readable."""
 
 
 class Nearest(Protocol):
-    def nearest(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> tuple[Colour, float]: ...
+    def nearest(
+        self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None
+    ) -> tuple[Colour, float]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class DieReading:
-    """One die: its box in the image (x0, y0, x1, y1), top-face value, confidence 0..1 and measured colour."""
+    """One die: its top face's box in the image (x0, y0, x1, y1), value, confidence 0..1, measured colour."""
 
     box: Box
     value: int
@@ -88,87 +104,415 @@ def _check_image(image: object) -> Image:
 def _region_mask(shape: tuple[int, ...], region: object) -> npt.NDArray[np.uint8] | None:
     if region is None:
         return None
-    arr = np.asarray(region)
+    try:
+        arr = np.asarray(region)
+    except (TypeError, ValueError) as exc:
+        raise DiceInputError(f"region must be a mask or a polygon, got {type(region).__name__}") from exc
     if arr.ndim == 2 and arr.shape == shape[:2]:
         return (arr > 0).astype(np.uint8)
-    pts = arr.reshape(-1, 2).astype(np.int32)
-    if len(pts) < 3:
-        raise DiceInputError(f"region must be a mask of the image's size or a polygon, got shape {arr.shape!r}")
+    if arr.dtype.kind not in "iuf" or arr.size < 6 or arr.size % 2:
+        raise DiceInputError(
+            f"region must be a mask of the image's size {shape[:2]!r} or an Nx2 polygon, "
+            f"got shape {arr.shape!r}"
+        )
+    pts = arr.reshape(-1, 2).astype(np.float64)
+    if not np.all(np.isfinite(pts)):
+        raise DiceInputError("region polygon has non-finite points")
     mask = np.zeros(shape[:2], np.uint8)
-    cv2.fillPoly(mask, [pts], 1)
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 1)
     return mask
 
 
 # Pip centres of each value on a unit face, for rating a count's layout.
 LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
     1: ((0.5, 0.5),),
-    2: ((0.25, 0.25), (0.75, 0.75)),
-    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
-    4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
-    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
-    6: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.5), (0.75, 0.5), (0.25, 0.75), (0.75, 0.75)),
+    2: ((0.27, 0.27), (0.73, 0.73)),
+    3: ((0.27, 0.27), (0.5, 0.5), (0.73, 0.73)),
+    4: ((0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)),
+    5: ((0.27, 0.27), (0.73, 0.27), (0.5, 0.5), (0.27, 0.73), (0.73, 0.73)),
+    6: ((0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)),
 }
+_TEMPLATES = {n: np.array(p, np.float64) - 0.5 for n, p in LAYOUTS.items()}
+_SPREAD = {n: float(np.sqrt((t**2).sum(axis=1)).mean()) for n, t in _TEMPLATES.items()}
 
 
-def _layout_fit(points: npt.NDArray[np.float64], rect: tuple[Any, ...]) -> float:
-    """0..1: how well pip centres (image px) match the standard layout of their count, in the face's frame."""
+def _layout_fit(
+    points: npt.NDArray[np.float64], centre: npt.NDArray[np.float64], side: float
+) -> tuple[float, float]:
+    """(fit 0..1, angle rad): how well pip centres match the standard layout of their count, best over
+    rotations."""
     n = len(points)
-    if n not in LAYOUTS:
-        return 0.0
-    (cx, cy), (w, h), angle = rect
-    side = max(1.0, (w + h) / 2.0)
-    theta = math.radians(angle)
-    c, s = math.cos(theta), math.sin(theta)
-    rel = points - np.array([cx, cy])
-    local = np.stack([rel[:, 0] * c + rel[:, 1] * s, -rel[:, 0] * s + rel[:, 1] * c], axis=1) / side + 0.5
-    best = math.inf
-    template = np.array(LAYOUTS[n])
-    for turn in range(4):  # the face's frame is known only up to a quarter turn
-        t = template - 0.5
-        for _ in range(turn):
-            t = np.stack([-t[:, 1], t[:, 0]], axis=1)
-        t = t + 0.5
-        # greedy nearest matching is enough for <= 6 points
+    if n not in _TEMPLATES:
+        return 0.0, 0.0
+    if n == 1:
+        return 1.0, 0.0
+    rel = (points - centre) / max(side, 1e-6)
+    best, best_angle = math.inf, 0.0
+    for deg in range(0, 180, 3):  # 2, 3 and 6 look the same only after a half turn
+        a = math.radians(deg)
+        c, s = math.cos(a), math.sin(a)
+        local = np.stack([rel[:, 0] * c + rel[:, 1] * s, -rel[:, 0] * s + rel[:, 1] * c], axis=1)
+        d = np.linalg.norm(local[:, None, :] - _TEMPLATES[n][None, :, :], axis=2)
         used: set[int] = set()
         total = 0.0
-        for p in local:
-            d = np.linalg.norm(t - p, axis=1)
-            for j in np.argsort(d):
+        for i in np.argsort(d.min(axis=1)):
+            for j in np.argsort(d[i]):
                 if int(j) not in used:
                     used.add(int(j))
-                    total += float(d[j])
+                    total += float(d[i, j])
                     break
-        best = min(best, total / n)
-    return float(max(0.0, 1.0 - best / 0.25))
+        if total / n < best:
+            best, best_angle = total / n, a
+    return float(max(0.0, 1.0 - best / 0.12)), best_angle
 
 
-def _lab(img: Image) -> npt.NDArray[np.float32]:
+def _lab(img: Image) -> FloatImage:
     """True CIELAB (L 0..100), as the calibration's references are."""
     return np.asarray(cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB), np.float32)
 
 
-def _colour_masks(
-    lab: npt.NDArray[np.float32], calibration: Nearest | None
-) -> list[npt.NDArray[np.uint8]]:
-    """Pixel masks of die bodies: one per calibrated player colour, or (no calibration) everything that stands
-    out from the background's dominant colour."""
-    refs = getattr(calibration, "references", None)
-    masks = []
-    if isinstance(refs, dict) and refs:
-        for ref in refs.values():
-            r = np.asarray(ref, np.float32)
-            neutral = math.hypot(float(r[1]), float(r[2])) < 12
-            wl = 0.8 if neutral else 0.35
-            d = np.sqrt((wl * (lab[..., 0] - r[0])) ** 2 + (lab[..., 1] - r[1]) ** 2 + (lab[..., 2] - r[2]) ** 2)
-            masks.append((d < (18.0 if neutral else 26.0)).astype(np.uint8))
-        return masks
-    small = lab[::4, ::4].reshape(-1, 3)
-    q = np.round(small / np.array([8.0, 8.0, 8.0])).astype(np.int32)
-    keys, counts = np.unique(q, axis=0, return_counts=True)
-    bg = keys[int(np.argmax(counts))].astype(np.float32) * 8.0
-    d = np.sqrt((((lab - bg) * np.array([0.5, 1.0, 1.0], np.float32)) ** 2).sum(axis=2))
-    masks.append((d > 14.0).astype(np.uint8))
-    return masks
+@dataclass(slots=True)
+class _Pip:
+    x: float
+    y: float
+    r: float
+    light: bool
+    aspect: float
+    ring: npt.NDArray[np.float32]  # median Lab of the ring around the pip
+    contrast: float
+    flat: float
+
+
+def _tolerance(ring: npt.NDArray[np.float32]) -> tuple[float, float]:
+    """(L, ab) tolerances for 'the same body colour' around a body of Lab `ring`."""
+    return max(3.5, 0.12 * float(ring[0])), 9.0
+
+
+def _same_colour(
+    lab: npt.NDArray[np.float32], ref: npt.NDArray[np.float32], scale: float = 1.0
+) -> npt.NDArray[np.bool_]:
+    tl, tab = _tolerance(ref)
+    dl = np.abs(lab[..., 0] - ref[0])
+    dab = np.hypot(lab[..., 1] - ref[1], lab[..., 2] - ref[2])
+    out: npt.NDArray[np.bool_] = (dl < tl * scale) & (dab < tab * scale)
+    return out
+
+
+_Blob = tuple[int, int, npt.NDArray[np.uint8], bool, int]  # x, y, mask, light, scale index
+
+
+def _blobs_at_scale(
+    lum: Image, d: float, valid: npt.NDArray[np.uint8] | None, scale: int, guard: npt.NDArray[np.uint8]
+) -> list[_Blob]:
+    """Pip-sized blobs of diameter about `d` px, light and dark; marks them in `guard`."""
+    h, w = lum.shape
+    k = max(5, round(d * 1.8) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    area_lo, area_hi = math.pi * (d / 3.0) ** 2, math.pi * (d * 0.6) ** 2
+    out: list[_Blob] = []
+    for op, light in ((cv2.MORPH_TOPHAT, True), (cv2.MORPH_BLACKHAT, False)):
+        response = cv2.morphologyEx(lum, op, kernel)
+        binary = (response > PIP_CONTRAST * 2.55).astype(np.uint8)
+        if valid is not None:
+            binary &= valid
+        n, labels, stats, _c = cv2.connectedComponentsWithStats(binary, connectivity=8)
+        parts: list[tuple[int, int, npt.NDArray[np.uint8]]] = []
+        for i in range(1, n):
+            x, y, bw, bh, area = (int(v) for v in stats[i])
+            if area < area_lo or area > 8 * area_hi:
+                continue
+            sub = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
+            if area > area_hi or max(bw, bh) > 1.6 * min(bw, bh):
+                # Close pips (a six's columns) run together at the first threshold: split them at a higher one
+                # and grow each core back within the first blob.
+                patch = response[y : y + bh, x : x + bw]
+                level = 0.6 * float(patch[sub > 0].max())
+                cores = ((patch > level) & (sub > 0)).astype(np.uint8)
+                sn, slabels = cv2.connectedComponents(cores, connectivity=4)
+                for j in range(1, sn):
+                    core = (slabels == j).astype(np.uint8)
+                    parts.append((x, y, cv2.dilate(core, np.ones((3, 3), np.uint8)) & sub))
+            else:
+                parts.append((x, y, sub))
+        for px, py, part in parts:
+            ys, xs = np.nonzero(part)
+            if len(xs) == 0:
+                continue
+            sx0, sy0, sx1, sy1 = int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+            sub = np.ascontiguousarray(part[sy0:sy1, sx0:sx1])
+            x, y = px + sx0, py + sy0
+            bh, bw = sub.shape
+            area = len(xs)
+            if area < max(4.0, area_lo) or area > area_hi:
+                continue
+            if max(bw, bh) > 3.0 * min(bw, bh):
+                continue
+            if bw >= 8 and bh >= 8 and area > 0.9 * bw * bh:  # a square: a QR module, not a pip
+                continue
+            if x + bw > w or y + bh > h:
+                continue
+            guard[y : y + bh, x : x + bw] |= sub
+            out.append((x, y, sub, light, scale))
+    return out
+
+
+def _find_pips(
+    lab: FloatImage, valid: npt.NDArray[np.uint8] | None, pip_lo: float, pip_hi: float, tol: float = 1.0
+) -> tuple[list[_Pip], npt.NDArray[np.uint8]]:
+    """Candidate pips (diameter `pip_lo`..`pip_hi` px) and a mask of the pips kept."""
+    lum = np.clip(lab[..., 0] * 2.55, 0, 255).astype(np.uint8)
+    h, w = lum.shape
+    guards: list[npt.NDArray[np.uint8]] = []
+    blobs: list[_Blob] = []
+    d = pip_lo
+    while d <= pip_hi * 1.01:
+        guard = np.zeros((h, w), np.uint8)
+        blobs.extend(_blobs_at_scale(lum, d, valid, len(guards), guard))
+        guards.append(guard)
+        d *= 1.5
+    # Other pips are left out of a pip's ring: those found at the same scale (a larger scale merges pips).
+    guards = [np.asarray(cv2.dilate(g, np.ones((3, 3), np.uint8)), np.uint8) for g in guards]
+    pips: list[_Pip] = []
+    subs: list[tuple[int, int, npt.NDArray[np.uint8]]] = []
+    for x, y, sub, light, scale in blobs:
+        guard = guards[scale]
+        bh, bw = sub.shape
+        area = int(sub.sum())
+        r = math.sqrt(area / math.pi)
+        if area < 0.55 * bw * bh * math.pi / 4:  # not a filled round/elliptic blob
+            continue
+        m = cv2.moments(sub, binaryImage=True)
+        cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
+        mu20, mu02, mu11 = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+        common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
+        l1, l2 = (mu20 + mu02) / 2 + common, (mu20 + mu02) / 2 - common
+        aspect = math.sqrt(max(l2, 1e-6) / max(l1, 1e-6))
+        r_out = max(r * 2.0, r + 2.0)
+        x0, y0 = max(0, int(cx - r_out - 1)), max(0, int(cy - r_out - 1))
+        x1, y1 = min(w, int(cx + r_out + 2)), min(h, int(cy + r_out + 2))
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        dist = np.hypot(xx - cx, yy - cy)
+        ring_sel = (dist >= max(r * 1.4, r + 1.0)) & (dist <= r_out) & (guard[y0:y1, x0:x1] == 0)
+        ring_px = lab[y0:y1, x0:x1][ring_sel]
+        if len(ring_px) < 8:
+            continue
+        ring = np.median(ring_px, axis=0).astype(np.float32)
+        flat = float(_same_colour(ring_px, ring, tol).mean())
+        if flat < 0.65:
+            continue
+        inner = lab[y : y + bh, x : x + bw][sub > 0][:, 0]
+        contrast = float(np.mean(inner) - ring[0]) if light else float(ring[0] - np.mean(inner))
+        if contrast < PIP_CONTRAST + 4:
+            continue
+        pips.append(_Pip(cx, cy, r, light, aspect, ring, contrast, flat))
+        subs.append((x, y, sub))
+    # The same pip is found at neighbouring scales: keep the reading with the flattest ring.
+    kept: list[_Pip] = []
+    mask = np.zeros((h, w), np.uint8)
+    for i in sorted(range(len(pips)), key=lambda i: -pips[i].flat):
+        p = pips[i]
+        if all(math.hypot(p.x - q.x, p.y - q.y) > max(p.r, q.r) for q in kept):
+            kept.append(p)
+            x, y, sub = subs[i]
+            mask[y : y + sub.shape[0], x : x + sub.shape[1]] |= sub
+    return kept, mask
+
+
+def _line_on_body(
+    lab: FloatImage,
+    blobs: npt.NDArray[np.uint8],
+    a: _Pip,
+    b: _Pip,
+    ref: npt.NDArray[np.float32],
+    tol: float = 1.0,
+) -> bool:
+    """Whether the segment between two pips runs over body colour `ref` only (pips themselves skipped)."""
+    length = math.hypot(b.x - a.x, b.y - a.y)
+    steps = max(4, int(length))
+    t = np.linspace(0.0, 1.0, steps)
+    xs = np.round(a.x + (b.x - a.x) * t).astype(int)
+    ys = np.round(a.y + (b.y - a.y) * t).astype(int)
+    off_pips = blobs[ys, xs] == 0
+    # also skip the pips' soft rims
+    da = np.hypot(xs - a.x, ys - a.y) > a.r * 1.5
+    db = np.hypot(xs - b.x, ys - b.y) > b.r * 1.5
+    keep = off_pips & da & db
+    if keep.sum() < 2:
+        return True
+    samples = lab[ys[keep], xs[keep]]
+    ok = _same_colour(samples, ref, 1.3 * tol)
+    return bool(ok.mean() >= 0.9)
+
+
+def _group(
+    pips: list[_Pip], lab: FloatImage, blobs: npt.NDArray[np.uint8], tol: float = 1.0
+) -> list[list[int]]:
+    parent = list(range(len(pips)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    if pips:
+        xy = np.array([[p.x, p.y] for p in pips])
+        for i, p in enumerate(pips):
+            side = 2 * p.r / PIP_FRACTION
+            d = np.hypot(xy[:, 0] - p.x, xy[:, 1] - p.y)
+            for j in np.nonzero((d < 0.8 * side) & (np.arange(len(pips)) > i))[0]:
+                q = pips[int(j)]
+                if q.light != p.light or max(p.r, q.r) > 1.6 * min(p.r, q.r):
+                    continue
+                if not _same_colour(q.ring[None, :], p.ring, 1.2 * tol)[0]:
+                    continue
+                if _line_on_body(lab, blobs, p, q, ((p.ring + q.ring) / 2).astype(np.float32), tol):
+                    parent[find(int(j))] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(pips)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+@dataclass(slots=True)
+class _Face:
+    centre: npt.NDArray[np.float64]
+    side: float
+    angle: float
+    value: int
+    confidence: float
+    body: npt.NDArray[np.float32]  # Lab
+    pips: list[_Pip]
+
+
+def _bounded(
+    lab: FloatImage,
+    blobs: npt.NDArray[np.uint8],
+    centre: npt.NDArray[np.float64],
+    side: float,
+    body: npt.NDArray[np.float32],
+    tol: float = 1.0,
+) -> bool:
+    """Whether the patch of body colour around a face ends near the face's edge, as a die's top face does at
+    its darker rim: a sticker's white or a tile's wash of colour runs on far beyond it, and printed art's
+    speckle breaks it up well inside."""
+    h, w = blobs.shape
+    reach = math.ceil(1.1 * side)
+    cx, cy = round(float(centre[0])), round(float(centre[1]))
+    x0, y0, x1, y1 = max(0, cx - reach), max(0, cy - reach), min(w, cx + reach + 1), min(h, cy + reach + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return False
+    same = (_same_colour(lab[y0:y1, x0:x1], body, 1.4 * tol) | (blobs[y0:y1, x0:x1] > 0)).astype(np.uint8)
+    same = np.asarray(cv2.morphologyEx(same, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    _n, labels, stats, _c = cv2.connectedComponentsWithStats(same, connectivity=4)
+    k = int(labels[min(max(cy - y0, 0), y1 - y0 - 1), min(max(cx - x0, 0), x1 - x0 - 1)])
+    if k == 0:
+        return False
+    bw, bh = int(stats[k][2]), int(stats[k][3])
+    return 0.55 * side <= min(bw, bh) and max(bw, bh) <= 1.75 * side
+
+
+def _face_of(
+    group: list[_Pip], lab: FloatImage, blobs: npt.NDArray[np.uint8], tol: float = 1.0
+) -> _Face | None:
+    n = len(group)
+    pts = np.array([[p.x, p.y] for p in group], np.float64)
+    centre = pts.mean(axis=0)
+    r_med = float(np.median([p.r for p in group]))
+    side_r = 2 * max(1.0, r_med - 0.5) / PIP_FRACTION  # blur widens a thresholded pip by about half a pixel
+    body = np.median(np.array([p.ring for p in group]), axis=0).astype(np.float32)
+    if n > 6:  # two dice run together, or not dice: kept (as unsure) only if it looks like one face
+        side, size_score = side_r, 0.0
+    elif n >= 2:
+        spread = float(np.linalg.norm(pts - centre, axis=1).mean())
+        side_l = spread / _SPREAD[n]
+        agree = side_l / side_r
+        if not 0.6 <= agree <= 1.7:
+            return None
+        side = side_l
+        size_score = min(1.0, max(0.0, 1.0 - (abs(math.log(agree)) - math.log(1.3)) / math.log(1.3)))
+    else:
+        side = side_r
+        size_score = 1.0
+    fit, angle = _layout_fit(pts, centre, side) if n <= 6 else (0.0, 0.0)
+    # The face around the pips is flat body colour: sample a disc of 0.42 side, pips skipped.
+    h, w = blobs.shape
+    rad = 0.42 * side
+    x0, y0 = max(0, int(centre[0] - rad)), max(0, int(centre[1] - rad))
+    x1, y1 = min(w, int(centre[0] + rad) + 1), min(h, int(centre[1] + rad) + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    disc = np.hypot(xx - centre[0], yy - centre[1]) <= rad
+    guard = cv2.dilate(blobs[y0:y1, x0:x1], np.ones((3, 3), np.uint8)) == 0
+    sel = disc & guard
+    if sel.sum() < 10:
+        return None
+    flat = float(_same_colour(lab[y0:y1, x0:x1][sel], body, 1.4 * tol).mean())
+    if flat < 0.85:
+        return None
+    if not _bounded(lab, blobs, centre, side, body, tol):
+        return None
+    aspect = float(np.median([p.aspect for p in group]))
+    flat_score = min(1.0, (flat - 0.85) / 0.08)
+    confidence = fit * size_score * flat_score * min(1.0, aspect / 0.7)
+    if n > 6:
+        confidence = DROP_BELOW  # a clean face with too many pips: two dice run together; ask
+    return _Face(centre, side, angle, n, confidence, body, group)
+
+
+def _lab_to_bgr(lab: npt.NDArray[np.float32]) -> tuple[float, float, float]:
+    px = cv2.cvtColor(np.asarray(lab, np.float32).reshape(1, 1, 3), cv2.COLOR_LAB2BGR).reshape(3) * 255.0
+    return (float(px[0]), float(px[1]), float(px[2]))
+
+
+def _drop_side_faces(faces: list[_Face]) -> list[_Face]:
+    """A face overlapping a brighter (or surer) face is a side of that die, or that face again: drop it."""
+    kept: list[_Face] = []
+    for f in sorted(faces, key=lambda f: -float(f.body[0]) - 30.0 * f.confidence):
+        if all(float(np.linalg.norm(f.centre - k.centre)) >= 0.475 * (f.side + k.side) for k in kept):
+            kept.append(f)
+    return kept
+
+
+def estimate_die_px(region: npt.NDArray[np.uint8] | None) -> float | None:
+    """A die's expected side from a region made of (grown) tile hexagons: a tile's side is 52 mm, a die 16 mm.
+    The region's outline keeps whole tile sides where a tile meets no neighbour (the longer outline edges are
+    such sides), and a tile's inner radius is 45 mm; where tiles merge both only grow, so the smaller wins."""
+    if region is None or not region.any():
+        return None
+    mask = (region > 0).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    edges: list[float] = []
+    for c in contours:
+        perimeter = cv2.arcLength(c, True)
+        poly = cv2.approxPolyDP(c, 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64)
+        if len(poly) >= 3:
+            edges.extend(np.linalg.norm(poly - np.roll(poly, 1, axis=0), axis=1).tolist())
+    if not edges:
+        return None
+    from_outline = float(np.percentile(edges, 75)) * DIE_SIDE_MM / (TILE_SIDE_MM * REGION_GROWTH)
+    inner = float(cv2.distanceTransform(mask, cv2.DIST_L2, 5).max())
+    return min(from_outline, inner * DIE_SIDE_MM / (45.0 * REGION_GROWTH))
+
+
+def _faces(
+    lab: FloatImage,
+    valid: npt.NDArray[np.uint8] | None,
+    pip_lo: float,
+    pip_hi: float,
+    lo_side: float,
+    hi_side: float,
+    tol: float,
+) -> list[_Face]:
+    pips, blobs = _find_pips(lab, valid, pip_lo, pip_hi, tol)
+    faces: list[_Face] = []
+    for group in _group(pips, lab, blobs, tol):
+        face = _face_of([pips[i] for i in group], lab, blobs, tol)
+        if face is None or face.confidence < DROP_BELOW or not lo_side <= face.side <= hi_side:
+            continue
+        faces.append(face)
+    return faces
 
 
 def read_dice(
@@ -181,154 +525,92 @@ def read_dice(
 ) -> list[DieReading]:
     """Every die in `image` (or inside `region`: a polygon Nx2 or a mask of the image's size).
 
-    `die_px`: the expected face side in pixels when known; without it faces from 10 px to a fifth of the image's
-    short side are accepted. `calibration`: an object with `nearest(bgr, white_bgr) -> (Colour, distance)` (and,
-    for the colour search, `references`: Colour -> Lab) to name each die's player.
+    `die_px`: the expected face side in pixels when known (else estimated from a tile-shaped region, else a
+    broad range). `calibration`: an object with `nearest(bgr, white_bgr) -> (Colour, distance)` to name each
+    die's player.
     """
     img = _check_image(image)
     mask = _region_mask(img.shape, region)
     h, w = img.shape[:2]
     if die_px is not None:
-        lo_side, hi_side = 0.55 * die_px, 1.6 * die_px
+        if not (isinstance(die_px, int | float) and math.isfinite(die_px) and die_px > 0):
+            raise DiceInputError(f"die_px must be a positive size in pixels, got {die_px!r}")
+        lo_side, hi_side = 0.5 * die_px, 1.5 * die_px
+    elif mask is not None and (estimate := estimate_die_px(mask)) is not None:
+        lo_side, hi_side = 0.35 * estimate, 1.6 * estimate
     else:
-        lo_side, hi_side = float(MIN_SIDE_PX), min(h, w) / 5.0
-    lab = _lab(img)
-    mean = cv2.blur(lab, (3, 3))
-    std = np.sqrt(np.maximum(cv2.blur(lab * lab, (3, 3)) - mean * mean, 0).sum(axis=2))
-    out: list[DieReading] = []
-    close_k = max(3, int(round(lo_side * 0.3)) | 1)
-    for body in _colour_masks(lab, calibration):
-        if mask is not None:
-            body &= mask
-        filled = cv2.morphologyEx(body, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close_k, close_k)))
-        filled = cv2.morphologyEx(filled, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        count, labels, stats, _c = cv2.connectedComponentsWithStats(filled, connectivity=4)
-        for i in range(1, count):
-            x, y, bw, bh, area = (int(v) for v in stats[i])
-            if area < (0.8 * lo_side) ** 2 or area > (1.5 * hi_side) ** 2:
-                continue
-            comp = (labels[y : y + bh, x : x + bw] == i).astype(np.uint8)
-            top = _top_face(lab[y : y + bh, x : x + bw], comp)
-            contours, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            if not contours:
-                continue
-            hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-            rect = cv2.minAreaRect(hull)
-            rw, rh = rect[1]
-            if min(rw, rh) <= 0 or max(rw, rh) / min(rw, rh) > 1.5:
-                continue
-            side = math.sqrt(rw * rh)
-            if not lo_side <= side <= hi_side:
-                continue
-            face = np.zeros((bh, bw), np.uint8)
-            cv2.drawContours(face, [hull], -1, 1, -1)
-            body_px = face.astype(bool) & body[y : y + bh, x : x + bw].astype(bool)
-            if body_px.sum() < 0.5 * face.sum():
-                continue
-            # A die's body is smooth; printed tile art and wood grain of the same colour are not.
-            if float(np.median(std[y : y + bh, x : x + bw][body_px])) > FLAT_STD:
-                continue
-            fx, fy, fw, fh = cv2.boundingRect(hull)
-            rect_img = ((rect[0][0] + x, rect[0][1] + y), rect[1], rect[2])
-            cand = {
-                "x": x + fx, "y": y + fy, "w": fw, "h": fh,
-                "face": face[fy : fy + fh, fx : fx + fw], "rect": rect_img, "side": side,
-                "lab": np.median(lab[y : y + bh, x : x + bw][body_px], axis=0),
-                "bgr": np.median(img[y : y + bh, x : x + bw][body_px].astype(np.float64), axis=0),
-            }
-            reading = _read_face(img, lab, cand, mask, calibration, white_bgr)
-            if reading.confidence > 0.0 or reading.unsure:
-                out.append(reading)
-    return _suppress_overlaps(out)
-
-
-def _suppress_overlaps(dice: list[DieReading]) -> list[DieReading]:
-    """One reading per die: where two boxes overlap by more than half, keep the more confident."""
-    kept: list[DieReading] = []
-    for d in sorted(dice, key=lambda r: -r.confidence):
-        x0, y0, x1, y1 = d.box
-        area = max(1, (x1 - x0) * (y1 - y0))
-        if all(
-            max(0, min(x1, k.box[2]) - max(x0, k.box[0])) * max(0, min(y1, k.box[3]) - max(y0, k.box[1])) < 0.5 * area
-            for k in kept
+        lo_side, hi_side = float(MIN_SIDE_PX), min(h, w) / 6.0
+    pip_lo, pip_hi = max(2.5, PIP_FRACTION * lo_side * 0.8), max(4.0, PIP_FRACTION * hi_side * 1.2)
+    ox, oy = 0, 0
+    valid = None
+    if mask is not None:
+        if not mask.any():
+            return []
+        ys, xs = np.nonzero(mask)
+        pad = int(hi_side)
+        ox, oy = max(0, int(xs.min()) - pad), max(0, int(ys.min()) - pad)
+        ex, ey = min(w, int(xs.max()) + pad + 1), min(h, int(ys.max()) + pad + 1)
+        valid = np.ascontiguousarray(mask[oy:ey, ox:ex])
+        lab = _lab(np.ascontiguousarray(img[oy:ey, ox:ex]))
+    else:
+        lab = _lab(img)
+    faces = _drop_side_faces(_faces(lab, valid, pip_lo, pip_hi, lo_side, hi_side, 1.0))
+    # A second, looser pass for glossy and marbled bodies; it only adds sure faces where the first found none.
+    for f in _drop_side_faces(_faces(lab, valid, pip_lo, pip_hi, lo_side, hi_side, LOOSE)):
+        if f.confidence >= UNSURE_BELOW and all(
+            float(np.linalg.norm(f.centre - k.centre)) >= 0.6 * (f.side + k.side) for k in faces
         ):
-            kept.append(d)
-    return kept
+            faces.append(f)
+    # All dice in one view are about the same size: a face far from the typical multi-pip face is not a die.
+    sure = [f.side for f in faces if 2 <= f.value <= 6 and f.confidence >= UNSURE_BELOW]
+    if len(sure) >= 2:
+        typical = float(np.median(sure))
+        faces = [f for f in faces if 0.6 * typical <= f.side <= 1.5 * typical]
+    out: list[DieReading] = []
+    for f in faces:
+        cx, cy = f.centre[0] + ox, f.centre[1] + oy
+        turn = abs(math.cos(f.angle)) + abs(math.sin(f.angle)) if f.value > 1 else 1.0
+        half = 0.5 * f.side * turn
+        x0, y0 = max(0, round(float(cx - half))), max(0, round(float(cy - half)))
+        x1, y1 = min(w, round(float(cx + half))), min(h, round(float(cy + half)))
+        confidence = f.confidence
+        if mask is not None and mask[y0:y1, x0:x1].mean() < 0.6:
+            confidence *= 0.5  # cut by the region's edge
+        bgr = _lab_to_bgr(f.body)
+        player: Colour | None = None
+        if calibration is not None:
+            player, _distance = calibration.nearest(bgr, white_bgr)
+        valid_count = 1 <= f.value <= 6
+        out.append(
+            DieReading(
+                box=(x0, y0, x1, y1),
+                value=max(1, min(6, f.value)),
+                confidence=confidence if valid_count else 0.0,
+                unsure=(not valid_count) or confidence < UNSURE_BELOW,
+                colour_bgr=bgr,
+                player=player,
+            )
+        )
+    return out
 
 
-def _top_face(lab: npt.NDArray[np.float32], comp: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """The top face of one die blob: its sides are the same colour, darker (lit from above); split by lightness
-    when the blob's lightness is clearly two groups, else the blob itself."""
-    values = lab[..., 0][comp > 0]
-    if values.size < 20:
-        return comp
-    v8 = np.clip(values * 2.55, 0, 255).astype(np.uint8).reshape(-1, 1)
-    t, _ = cv2.threshold(v8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    bright = values * 2.55 > t
-    lo, hi = values[~bright], values[bright]
-    if lo.size == 0 or hi.size == 0 or float(np.median(hi) - np.median(lo)) < 12 or hi.size < 0.4 * values.size:
-        return comp
-    top = ((lab[..., 0] * 2.55 > t) & (comp > 0)).astype(np.uint8)
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    top = cv2.morphologyEx(top, cv2.MORPH_CLOSE, k)
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(top, connectivity=4)
-    if n <= 1:
-        return comp
-    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    return (labels == biggest).astype(np.uint8)
-
-
-def _read_face(
-    img: Image,
-    lab: npt.NDArray[np.float32],
-    cand: dict[str, Any],
-    mask: npt.NDArray[np.uint8] | None,
-    calibration: Nearest | None,
-    white_bgr: Sequence[float] | None,
-) -> DieReading:
-    x, y, bw, bh = cand["x"], cand["y"], cand["w"], cand["h"]
-    face = cand["face"]
-    side = cand["side"]
-    inset = max(1, int(round(side * 0.07)))
-    inner = cv2.erode(face, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * inset + 1, 2 * inset + 1)))
-    patch = lab[y : y + bh, x : x + bw]
-    diff = np.linalg.norm(patch - cand["lab"], axis=2)
-    pips = ((diff > 22.0) & (inner > 0)).astype(np.uint8)
-    n, _lab2, stats, cents = cv2.connectedComponentsWithStats(pips, connectivity=8)
-    pip_area_lo, pip_area_hi = (0.06 * side) ** 2, (0.34 * side) ** 2
-    blobs = []
-    odd = 0
-    for i in range(1, n):
-        px, py, pw, ph, area = (int(v) for v in stats[i])
-        if area < pip_area_lo:
-            continue
-        if area > pip_area_hi or max(pw, ph) > 2.2 * max(1, min(pw, ph)):
-            odd += 1
-            continue
-        blobs.append((area, cents[i][0] + x, cents[i][1] + y))
-    # Pips on one face are all the same size: a blob far from the typical pip is a rim, a shadow or glare.
-    typical = float(np.median([b[0] for b in blobs])) if blobs else 0.0
-    centres = [(bx, by) for area, bx, by in blobs if 0.4 * typical <= area <= 2.5 * typical]
-    odd += len(blobs) - len(centres)
-    value = len(centres)
-    fit = _layout_fit(np.array(centres, np.float64).reshape(-1, 2), cand["rect"]) if centres else 0.0
-    confidence = fit * (0.7 if odd else 1.0)
-    x0, y0, x1, y1 = x, y, x + bw, y + bh
-    if mask is not None and mask[y0:y1, x0:x1].mean() < 0.5:
-        confidence *= 0.5
-    bgr = tuple(float(v) for v in cand["bgr"])
-    player: Colour | None = None
-    if calibration is not None:
-        player, _distance = calibration.nearest(bgr, white_bgr)
-    valid = 1 <= value <= 6
-    return DieReading(
-        box=(x0, y0, x1, y1),
-        value=value if valid else max(1, min(6, value)),
-        confidence=confidence if valid else 0.0,
-        unsure=(not valid) or confidence < UNSURE_BELOW,
-        colour_bgr=(bgr[0], bgr[1], bgr[2]),
-        player=player,
-    )
+def draw_dice(image: Image, dice: Sequence[DieReading]) -> Image:
+    """A copy of `image` with each die's box and value drawn (orange and '?' when unsure)."""
+    shown = image.copy()
+    for d in dice:
+        colour = (0, 165, 255) if d.unsure else (0, 200, 0)
+        cv2.rectangle(shown, d.box[:2], d.box[2:], colour, 2)
+        cv2.putText(
+            shown,
+            str(d.value) + ("?" if d.unsure else ""),
+            (d.box[0], max(12, d.box[1] - 3)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.6,
+            colour,
+            2,
+            cv2.LINE_AA,
+        )
+    return shown
 
 
 def dice_main(argv: Sequence[str]) -> int:
@@ -342,24 +624,18 @@ def dice_main(argv: Sequence[str]) -> int:
     except SystemExit as exc:
         return 2 if exc.code else 0
     path = Path(args.image)
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
-    if image is None:
+    raw = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+    if raw is None:
         print(f"seneschal vision dice: cannot read an image from {args.image!r}", file=sys.stderr)
         return 2
+    image = np.asarray(raw, np.uint8)
     try:
         dice = read_dice(image, die_px=args.die_px)
     except DiceInputError as exc:
         print(f"seneschal vision dice: {exc}", file=sys.stderr)
         return 2
     print(json.dumps({"image": str(path), "dice": [d.to_json() for d in dice]}))
-    if args.show:
-        shown = image.copy()
-        for d in dice:
-            colour = (0, 165, 255) if d.unsure else (0, 200, 0)
-            cv2.rectangle(shown, d.box[:2], d.box[2:], colour, 2)
-            cv2.putText(shown, str(d.value) + ("?" if d.unsure else ""), (d.box[0], d.box[1] - 3),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2, cv2.LINE_AA)
-        if not cv2.imwrite(args.show, shown):
-            print(f"seneschal vision dice: cannot write {args.show!r}", file=sys.stderr)
-            return 2
+    if args.show and not cv2.imwrite(args.show, draw_dice(image, dice)):
+        print(f"seneschal vision dice: cannot write {args.show!r}", file=sys.stderr)
+        return 2
     return 0

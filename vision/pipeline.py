@@ -259,9 +259,10 @@ class TableReader:
             tiles=tiles,
             knights=knights.knights,
             seen=knights.seen,
-            occluded=frozenset((occluded_all | knights.unsure) & knights.seen),
+            occluded=frozenset(occluded_all & knights.seen),
             busy=busy,
             artefacts=arts.sides,
+            unsure=frozenset(knights.unsure & knights.seen),
         )
         table = self.stabilizer.update(obs)
         self._last = _to_reading(table)

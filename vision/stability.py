@@ -65,6 +65,7 @@ class FrameObservation:
     occluded: frozenset[str] = frozenset()
     busy: bool = False
     artefacts: Mapping[str, bool] = field(default_factory=dict)
+    unsure: frozenset[str] = frozenset()  # read but not trusted (a die of unknown colour): kept, not blocking
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,15 +195,15 @@ class Stabilizer:
         return bool(self._artefacts.commit_settled())
 
     def _update_knights(self, obs: FrameObservation) -> bool:
-        clear = obs.seen - obs.occluded
+        clear = obs.seen - obs.occluded - obs.unsure
         for loc in clear:
             self._knights.observe(loc, counts_key(obs.knights.get(loc, {})))
-        for loc in obs.occluded:
+        for loc in obs.occluded | obs.unsure:
             self._knights.interrupt(loc)
         # A location we knew about but did not see at all keeps its value and stops counting.
         for loc in set(self._knights.keys()) - obs.seen:
             self._knights.interrupt(loc)
-        self._occluded = obs.occluded
+        self._occluded = obs.occluded | obs.unsure
         self._unseen = frozenset(set(self._knights.keys()) - obs.seen)
 
         pending = self._knights.pending()

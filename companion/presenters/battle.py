@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from companion.errors import RollNotTakenError
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import (
@@ -67,6 +68,7 @@ class BattlePresenter(Presenter):
         self.revealed: dict[Colour, Option] = {}
         self.last_roll: RollResult | None = None
         self.rolling = False
+        self.roll_problem = ""  # the last roll failed: shown with "roll again" / "roll on the tablet"
         self.battle: BattleView | None = None
         self._options: list[Option] = []
         self.reload()
@@ -110,7 +112,9 @@ class BattlePresenter(Presenter):
         who = self.prompted()
         if who is None:
             return [o for o in self._options if o.actor is None]
-        return [o for o in self._options if o.actor is who]
+        mine = [o for o in self._options if o.actor is who]
+        # "Nobody else plays a fracture card" first: in most windows that one tap closes it.
+        return sorted(mine, key=lambda o: o.kind is not OptionKind.PASS_ALL)
 
     def conflict_status(self) -> list[tuple[Colour, str]]:
         """Per battling player: "?" (not chosen), "hidden" (face-down, here or already with the engine) or the
@@ -160,22 +164,69 @@ class BattlePresenter(Presenter):
         self.changed()
 
     def roll(self, option: Option) -> None:
-        """Roll with the roller off the UI thread; the result is applied back on the UI thread."""
+        """Roll with the roller off the UI thread; the result is applied back on the UI thread. When the
+        roller may have rolled dice the app never received, nothing is rolled in its place: the players are
+        told to roll again (`RollNotTakenError`). Any other failure is shown too, with the way on (roll
+        again, roll on the tablet, or type the dice)."""
         n = max(1, option.value or 1)
         self.rolling = True
+        self.roll_problem = ""
         self.changed()
 
         def work() -> None:
             try:
                 result = self.roller.roll(n)
-            except Exception as exc:  # a dead roller must never kill the battle: fall back to the screen
-                result = _screen_roll(n, note=f"screen (roller failed: {exc})")
+            except RollNotTakenError:
+                again = self.tr(RollNotTakenError.SENTENCE)
+                self.clock.schedule_once(lambda _dt: self._roll_failed(again), 0)
+                return
+            except Exception as exc:  # a broken roller never ends the battle, and never rolls silently
+                text = self.tr("The dice roller failed ({error}): roll again, or roll on the tablet.").format(
+                    error=str(exc) or type(exc).__name__
+                )
+                self.clock.schedule_once(lambda _dt: self._roll_failed(text), 0)
+                return
             self.clock.schedule_once(lambda _dt: self._rolled(option, result), 0)
 
         if self.threaded_rolls:
             threading.Thread(target=work, name="battle-roll", daemon=True).start()
         else:
             work()
+
+    def _roll_failed(self, text: str) -> None:
+        self.rolling = False
+        self.roll_problem = text
+        self.explanation = VerdictView(False, text, "")
+        self.changed()
+
+    def screen_roll(self, option: Option) -> list[EventLine]:
+        """The players chose to roll on the tablet (the roller is away or failing)."""
+        if not option.enabled or option.kind is not OptionKind.ROLL or self.rolling:
+            return []
+        return self._rolled(option, _screen_roll(max(1, option.value or 1)))
+
+    def pending_roll(self) -> Option | None:
+        """The roll the battle waits for now, if any."""
+        if self.battle is None or self.rolling:
+            return None
+        return next((o for o in self._options if o.kind is OptionKind.ROLL and o.enabled), None)
+
+    def button_roll(self, result: RollResult) -> bool:
+        """A roll made with the roller's own button (posted to the UI thread): it is THE roll when the battle
+        waits for exactly that many dice; otherwise it stays in the dice panel and the players are told."""
+        want = self.pending_roll()
+        if want is None:
+            return False
+        n = max(1, want.value or 1)
+        if len(result.values) != n:
+            text = self.tr("The roller's button rolled {got} dice; this roll needs {n}: roll again.").format(
+                got=len(result.values), n=n
+            )
+            self.explanation = VerdictView(False, text, "")
+            self.changed()
+            return False
+        self._rolled(want, result)
+        return True
 
     def enter_roll(self, option: Option, values: tuple[int, ...]) -> list[EventLine]:
         """Physical dice typed in by the players."""
@@ -187,6 +238,8 @@ class BattlePresenter(Presenter):
 
     def _rolled(self, option: Option, result: RollResult) -> list[EventLine]:
         self.rolling = False
+        self.roll_problem = ""
+        self.explanation = None
         self.last_roll = result
         action = self.session.complete(option, result.values, result.source)
         return self._apply_actions([action])
@@ -209,7 +262,7 @@ class BattlePresenter(Presenter):
         return events
 
 
-def _screen_roll(n: int, note: str = "screen") -> RollResult:
+def _screen_roll(n: int) -> RollResult:
     import secrets
 
-    return RollResult(tuple(secrets.randbelow(6) + 1 for _ in range(n)), note)
+    return RollResult(tuple(secrets.randbelow(6) + 1 for _ in range(n)), "screen")

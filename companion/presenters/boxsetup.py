@@ -1,13 +1,17 @@
 """Box setup (once per box, changeable later): confirm each territory's value and capacity against the owner's
-tiles starting from the default guesses, print the sticker sheet, calibrate the players' dice colours."""
+tiles starting from the default guesses, print the sticker sheet, calibrate the players' dice colours: each
+player puts one of their dice on their own castle, one tap measures them all with the camera (off the UI
+thread), another saves the colours, and the camera uses them from then on."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from companion.i18n import Translator
 from companion.presenters.base import Presenter
+from companion.services import UiClock
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +22,16 @@ class BoxRow:
     value: int
     capacity: int
     guessed: bool  # still our guess: the owner has not confirmed it
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationStatus:
+    """Where the dice-colour calibration stands (colour values, e.g. "red")."""
+
+    measured: tuple[str, ...] = ()  # measured in this session
+    notes: tuple[str, ...] = ()  # what the last measurement could not do (no die on a castle...)
+    problems: tuple[str, ...] = ()  # why these colours cannot be saved yet
+    saved: tuple[str, ...] = ()  # measured colours in the saved calibration the camera uses
 
 
 class BoxService(Protocol):
@@ -31,8 +45,14 @@ class BoxService(Protocol):
         """Write the printable sticker sheet; returns its path."""
         ...
 
-    def calibrate(self, colours: Sequence[str]) -> str:
-        """Measure each player's die colour from the camera; returns a status sentence."""
+    def calibration_status(self) -> CalibrationStatus: ...
+
+    def measure_dice(self) -> CalibrationStatus:
+        """Blocking: measure the dice standing on the castles in the camera's latest frame."""
+        ...
+
+    def save_calibration(self) -> CalibrationStatus:
+        """Save the measured colours and hand them to the camera reader (unless there are problems)."""
         ...
 
 
@@ -40,13 +60,25 @@ LIMITS = {"value": (1, 3), "capacity": (1, 12)}
 
 
 class BoxSetupPresenter(Presenter):
-    def __init__(self, service: BoxService) -> None:
+    def __init__(
+        self,
+        service: BoxService,
+        clock: UiClock | None = None,
+        tr: Translator | None = None,
+        runner: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         super().__init__()
         self.service = service
+        self.clock = clock
+        self.tr = tr or Translator()
+        self.runner = runner  # runs a job off the UI thread; None: inline (tests)
         self._rows: list[BoxRow] = service.rows()
         self._original = {r.id: r for r in self._rows}
         self.status = ""
         self.problems: list[str] = []
+        self.calibrating = False
+        self.measuring = False
+        self.calibration = CalibrationStatus()
 
     def rows(self) -> list[BoxRow]:
         return list(self._rows)
@@ -94,9 +126,81 @@ class BoxSetupPresenter(Presenter):
             self.status = f"Cannot write the sticker sheet: {exc}"
         self.changed()
 
-    def calibrate(self, colours: Sequence[str]) -> None:
+    # ---------------------------------------------------------------------------------- dice colours
+
+    def start_calibration(self) -> None:
+        self.calibrating = True
         try:
-            self.status = self.service.calibrate(colours)
-        except Exception as exc:
-            self.status = f"Calibration failed: {exc}"
+            self.calibration = self.service.calibration_status()
+        except Exception as exc:  # shown, never a crash
+            self.calibration = CalibrationStatus(notes=(str(exc),))
+        self.status = self.tr("Each player: put one of your dice on your own castle, then tap Measure.")
         self.changed()
+
+    def stop_calibration(self) -> None:
+        self.calibrating = False
+        self.changed()
+
+    def measure(self) -> None:
+        """Measure the dice on the castles now (the camera's latest frame), off the UI thread."""
+        if self.measuring:
+            return
+        self.measuring = True
+        self.status = self.tr("Measuring...")
+        self.changed()
+
+        def job() -> None:
+            try:
+                result = self.service.measure_dice()
+            except Exception as exc:  # a camera problem is a status line
+                result = CalibrationStatus(notes=(f"cannot measure the dice: {exc}",))
+            if self.clock is None:
+                self._measured(result)
+            else:
+                self.clock.schedule_once(lambda _dt: self._measured(result), 0)
+
+        if self.runner is None:
+            job()
+        else:
+            self.runner(job)
+
+    def _measured(self, result: CalibrationStatus) -> None:
+        self.measuring = False
+        self.calibration = result
+        self.status = self._calibration_sentence(result)
+        self.changed()
+
+    def save_calibration(self) -> bool:
+        try:
+            result = self.service.save_calibration()
+        except Exception as exc:
+            result = CalibrationStatus(self.calibration.measured, (), (str(exc),), self.calibration.saved)
+        self.calibration = result
+        ok = not result.problems and bool(result.saved)
+        saved = self.tr("Dice colours saved: the camera uses them now.")
+        self.status = saved if ok else self._calibration_sentence(result)
+        self.changed()
+        return ok
+
+    def _calibration_sentence(self, c: CalibrationStatus) -> str:
+        if c.problems:
+            return "; ".join(c.problems)
+        if c.measured:
+            text = self.tr("Measured: {colours}.").format(
+                colours=", ".join(self.tr(x.capitalize()) for x in c.measured)
+            )
+            return text + (" " + "; ".join(c.notes) if c.notes else "")
+        return "; ".join(c.notes) or self.tr("No die found on a castle.")
+
+    def calibration_rows(self) -> list[tuple[str, str]]:
+        """(colour value, "measured" | "saved" | "default") for every colour of the box."""
+        out = []
+        for colour in ("red", "blue", "yellow", "green", "white", "black"):
+            if colour in self.calibration.measured:
+                state = "measured"
+            elif colour in self.calibration.saved:
+                state = "saved"
+            else:
+                state = "default"
+            out.append((colour, state))
+        return out

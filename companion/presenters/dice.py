@@ -5,15 +5,27 @@ from __future__ import annotations
 import threading
 from collections import deque
 
+from companion.errors import RollNotTakenError
+from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import Roller, RollerStatus, RollResult, UiClock
 
 
 class DicePresenter(Presenter):
-    def __init__(self, roller: Roller, clock: UiClock, keep: int = 8, threaded: bool = True) -> None:
+    """The status follows the roller's connection events (`roller_changed`, posted to the UI thread)."""
+
+    def __init__(
+        self,
+        roller: Roller,
+        clock: UiClock,
+        keep: int = 8,
+        threaded: bool = True,
+        tr: Translator | None = None,
+    ) -> None:
         super().__init__()
         self.roller = roller
         self.clock = clock
+        self.tr = tr or Translator()
         self.threaded = threaded
         self.rolls: deque[RollResult] = deque(maxlen=keep)
         self.busy = False
@@ -26,6 +38,10 @@ class DicePresenter(Presenter):
     @property
     def status_text(self) -> str:
         return self.roller.status_text
+
+    def roller_changed(self) -> None:
+        """The roller connected, went away, reconnected or restarted (on the UI thread)."""
+        self.changed()
 
     def record(self, result: RollResult) -> None:
         """Rolls made elsewhere (battle wizard, button on the device) show up here too."""
@@ -43,6 +59,9 @@ class DicePresenter(Presenter):
             try:
                 result = self.roller.roll(n)
                 self.clock.schedule_once(lambda _dt: self._done(result, ""), 0)
+            except RollNotTakenError:  # the display may show dice that do not count
+                text = self.tr(RollNotTakenError.SENTENCE)
+                self.clock.schedule_once(lambda _dt: self._done(None, text), 0)
             except Exception as exc:  # shown as a status, never a crash
                 text = str(exc) or type(exc).__name__
                 self.clock.schedule_once(lambda _dt: self._done(None, text), 0)

@@ -67,6 +67,7 @@ class TablePresenter(Presenter):
         super().__init__()
         self.runner = runner  # runs a job off the UI thread; None: inline (tests, headless)
         self._latest_reading: Any = None
+        self._seen: Any = None  # the camera's last stable reading
         self._judging = False
         self.session = session
         self.clock = clock
@@ -158,7 +159,18 @@ class TablePresenter(Presenter):
     def on_reading(self, reading: Any) -> None:
         """A new stable reading from the feed (on the UI thread). Reconciliation may search a few moves deep,
         so it runs through `runner` (a worker thread in the app); only the newest reading is judged."""
+        self._seen = reading
         self._latest_reading = reading
+        if not self._judging:
+            self._judge_latest()
+
+    def rejudge(self) -> None:
+        """The game moved by taps (a battle, a card): the table the camera last saw may now lag behind it
+        (knights lost, retreated, gained). Judge that reading again, so the map says what to move."""
+        if self._seen is None:
+            return
+        if self._latest_reading is None:
+            self._latest_reading = self._seen
         if not self._judging:
             self._judge_latest()
 

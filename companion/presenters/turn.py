@@ -91,9 +91,15 @@ class TurnPresenter(Presenter):
             out.append(StepItem(i, self.tr(title), state))
         return out
 
+    def quick(self) -> list[Option]:
+        """One-tap options shown on their own, above the groups ("Nobody else plays a fracture card")."""
+        return [o for o in self._options if o.kind is OptionKind.PASS_ALL]
+
     def groups(self) -> list[OptionGroup]:
         order: list[OptionKind] = []
         for o in self._options:
+            if o.kind is OptionKind.PASS_ALL:
+                continue
             if o.kind not in order:
                 order.append(o.kind)
         return [

@@ -170,10 +170,14 @@ def discrepancy() -> Proposal:
 
 
 class FakeRoller:
-    def __init__(self, values: tuple[int, ...] = (4,), fail: bool = False) -> None:
+    def __init__(
+        self, values: tuple[int, ...] = (4,), fail: bool = False, error: Exception | None = None
+    ) -> None:
         self.values = values
         self.fail = fail
+        self.error = error
         self.calls: list[int] = []
+        self.listening: tuple[Any, Any, Any] | None = None
 
     @property
     def status(self) -> RollerStatus:
@@ -185,9 +189,14 @@ class FakeRoller:
 
     def roll(self, n: int) -> RollResult:
         self.calls.append(n)
+        if self.error is not None:
+            raise self.error
         if self.fail:
             raise OSError("unplugged")
         return RollResult(self.values[:n] if len(self.values) >= n else self.values * n, "simulated #1")
+
+    def listen(self, clock: Any, on_button: Any = None, on_status: Any = None) -> None:
+        self.listening = (clock, on_button, on_status)
 
     def close(self) -> None:
         pass

@@ -103,6 +103,24 @@ def test_discrepancy_flow_camera_is_wrong_stays_quiet_until_table_changes() -> N
     assert pending(t) is PendingState.PROPOSAL
 
 
+def test_a_tapped_move_rejudges_the_last_reading_so_the_map_says_what_to_move() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    t.rejudge()  # no reading yet: nothing to judge
+    assert pending(t) is PendingState.NONE
+    s.next_proposal = Proposal()
+    t.on_reading(Reading(1))  # the table matches the game
+    assert pending(t) is PendingState.NONE
+    s.apply("battle ends")  # tapped: the attacker lost a knight the table still shows
+    lag = "camera: 3 red knights on Marsh; game: 2 red (the table has not caught up: take 1 red knight off"
+    s.next_proposal = Proposal(discrepancies=(replace(discrepancy().discrepancies[0], sentence=lag),))
+    t.rejudge()
+    assert pending(t) is PendingState.DISCREPANCY and "take 1 red knight off" in t.proposal_text()
+    s.next_proposal = Proposal()
+    t.on_reading(Reading(2))  # the players took it off
+    assert pending(t) is PendingState.NONE
+
+
 def test_refused_confirm_shows_the_verdict() -> None:
     s = FakeSession()
     s.refuse.add("bad")
@@ -233,14 +251,85 @@ def test_battle_arena_roll_via_roller_posts_through_clock() -> None:
     assert s.applied == ["arena:3-5"] and not p.rolling and p.last_roll is not None
 
 
-def test_battle_roller_failure_falls_back_to_screen() -> None:
+def test_battle_roller_failure_is_shown_never_a_silent_screen_roll() -> None:
     s = _battle_session(4, (R,))
     roll = opt("ambush", OptionKind.ROLL, R, value=1)
+    s.offered = [roll]
     clock = ManualClock()
     p = BattlePresenter(s, FakeRoller(fail=True), clock, threaded_rolls=False)
     p.roll(roll)
     clock.advance()
-    assert s.completed and s.completed[0][1].startswith("screen")
+    assert s.completed == [] and s.applied == [] and not p.rolling
+    assert p.roll_problem and "unplugged" in p.roll_problem and p.explanation is not None
+    p.screen_roll(roll)  # the players chose to roll on the tablet: a roll that says where it came from
+    assert s.completed and s.completed[0][1] == "screen" and not p.roll_problem
+
+
+def test_battle_roll_not_taken_asks_to_roll_again() -> None:
+    from companion.errors import RollNotTakenError
+
+    s = _battle_session(1, (R, B))
+    roll = opt("arena", OptionKind.ROLL, None, value=2)
+    s.offered = [roll]
+    clock = ManualClock()
+    roller = FakeRoller((3, 5), error=RollNotTakenError("restarted during ROLL"))
+    p = BattlePresenter(s, roller, clock, threaded_rolls=False)
+    p.tap(roll)
+    clock.advance()
+    assert s.completed == [] and not p.rolling  # the device may have shown dice: nothing is taken
+    assert p.explanation is not None and p.explanation.sentence == RollNotTakenError.SENTENCE
+    roller.error = None
+    p.tap(roll)  # "roll again" works at once
+    clock.advance()
+    assert s.completed == [((3, 5), "simulated #1")] and p.explanation is None
+
+
+def test_battle_roll_not_taken_is_said_in_dutch() -> None:
+    from companion.errors import RollNotTakenError
+    from companion.i18n import Translator
+
+    s = _battle_session(1, (R, B))
+    roll = opt("arena", OptionKind.ROLL, None, value=2)
+    s.offered = [roll]
+    clock = ManualClock()
+    p = BattlePresenter(
+        s, FakeRoller(error=RollNotTakenError()), clock, Translator("nl"), threaded_rolls=False
+    )
+    p.tap(roll)
+    clock.advance()
+    assert p.explanation is not None and p.explanation.sentence != RollNotTakenError.SENTENCE
+
+
+def test_battle_takes_a_button_roll_of_the_right_size() -> None:
+    from companion.services import RollResult
+
+    s = _battle_session(1, (R, B))
+    roll = opt("arena", OptionKind.ROLL, None, value=2)
+    s.offered = [roll]
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert not p.button_roll(RollResult((6,), "device 00aa button #4"))
+    assert s.completed == [] and p.explanation is not None and "2" in p.explanation.sentence
+    assert p.button_roll(RollResult((6, 1), "device 00aa button #5"))
+    assert s.completed == [((6, 1), "device 00aa button #5")] and s.applied == ["arena:6-1"]
+    s.offered = []
+    p.reload()
+    assert not p.button_roll(RollResult((2, 2), "device 00aa button #6"))  # no roll asked: panel only
+
+
+def test_fracture_window_offers_one_tap_for_everyone_else() -> None:
+    s = _battle_session(3, (Y, R))
+    s.offered = [
+        opt("Y passes", OptionKind.PASS, Y),
+        opt("Y fractures", OptionKind.FRACTURE, Y),
+        opt("nobody else", OptionKind.PASS_ALL, Y),
+    ]
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert p.options_for_prompted()[0].key == "nobody else"
+    p.tap(p.options_for_prompted()[0])
+    assert s.applied == ["nobody else"]
+    t = TurnPresenter(s)
+    assert [o.key for o in t.quick()] == ["nobody else"]
+    assert all(g.kind is not OptionKind.PASS_ALL for g in t.groups())
 
 
 def test_battle_typed_dice_are_checked() -> None:
@@ -321,6 +410,22 @@ def test_dice_panel_rolls_and_records_sources() -> None:
     bad.roll(1)
     clock.advance()
     assert "unplugged" in bad.error and not bad.busy
+
+
+def test_dice_panel_roll_not_taken_and_status_changes() -> None:
+    from companion.errors import RollNotTakenError
+
+    clock = ManualClock()
+    roller = FakeRoller(error=RollNotTakenError("device restarted"))
+    d = DicePresenter(roller, clock, threaded=False)
+    redraws: list[int] = []
+    d.subscribe(lambda: redraws.append(1))
+    d.roll(3)
+    clock.advance()
+    assert d.error == RollNotTakenError.SENTENCE and not d.rolls and not d.busy
+    redraws.clear()
+    d.roller_changed()  # a ConnectionEvent, posted by the roller to the UI thread
+    assert redraws == [1]
 
 
 def test_camera_panel_posts_worker_callbacks_through_clock() -> None:

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from companion import rolling
+from companion.errors import RollNotTakenError
 from companion.rolling import DeviceRollerAdapter, ScreenRollerAdapter, start_simulated_roller
-from companion.services import RollerStatus
+from companion.services import ManualClock, RollerStatus, RollResult
 
 
 def test_simulated_roller_runs_the_firmware_in_a_subprocess() -> None:
@@ -28,7 +29,7 @@ def test_simulated_roller_runs_the_firmware_in_a_subprocess() -> None:
 
 def test_a_simulator_that_cannot_start_falls_back_to_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     class Broken:
-        def __init__(self, seed: Any = None) -> None:
+        def __init__(self, seed: Any = None, **_kw: Any) -> None:
             raise RuntimeError("no pty here")
 
     monkeypatch.setattr(rolling, "SimulatorProcess", Broken)
@@ -49,5 +50,95 @@ def test_an_unplugged_roller_still_rolls_on_screen_and_says_so() -> None:
     adapter._roller.roll = unplugged  # type: ignore[method-assign]
     result = adapter.roll(2)
     assert len(result.values) == 2 and result.source.startswith("screen (roller:")
-    assert adapter.status is RollerStatus.RECONNECTING and "unplugged" in adapter.status_text
+    assert adapter.status is not RollerStatus.CONNECTED and "unplugged" in adapter.status_text
     adapter.close()
+
+
+def _raising(exc: Exception) -> Any:
+    def roll(n: int, timeout: float | None = None) -> Any:
+        raise exc
+
+    return roll
+
+
+def test_a_roll_the_device_may_have_made_is_never_replaced_by_a_screen_roll() -> None:
+    from hardware.errors import DeviceRestartedError, DeviceTimeoutError, HardwareError
+
+    adapter = DeviceRollerAdapter("loop://")
+    clock = ManualClock()
+    changes: list[int] = []
+    adapter.listen(clock, on_status=lambda: changes.append(1))
+    clock.advance()
+    changes.clear()
+    timeout = DeviceTimeoutError("no RESULT")
+    timeout.device_may_have_rolled = True  # the ROLL left: the display may show dice
+    for exc in (DeviceRestartedError("restarted during ROLL", 4), timeout):
+        adapter._roller.roll = _raising(exc)  # type: ignore[method-assign]
+        with pytest.raises(RollNotTakenError) as err:
+            adapter.roll(3)
+        assert "roll again" in str(err.value) and "do not count" in str(err.value)
+        assert "roll not taken" in adapter.status_text
+    clock.advance()
+    assert changes == [1, 1]  # the status line is told on the UI thread
+    # The driver's guard (a roll from its own callback thread) is a bug, not an unplug: never a screen roll.
+    adapter._roller.roll = _raising(HardwareError("DiceRoller.roll() called from the event callback"))  # type: ignore[method-assign]
+    with pytest.raises(HardwareError):
+        adapter.roll(1)
+    adapter.close()
+
+
+def test_button_rolls_and_connection_changes_reach_the_ui_thread() -> None:
+    from hardware.client import ButtonRollEvent, ConnectionEvent, ConnectionState
+    from hardware.rolls import Roll, RollSource
+
+    adapter = DeviceRollerAdapter("loop://")
+    press = ButtonRollEvent(Roll((2, 5), RollSource.DEVICE, 0.0, device_id="00aa", seq=3))
+    adapter._event(press)  # before anyone listens: kept, not lost
+    clock = ManualClock()
+    got: list[RollResult] = []
+    statuses: list[str] = []
+    adapter.listen(clock, on_button=got.append, on_status=lambda: statuses.append(adapter.status_text))
+    adapter._event(ConnectionEvent(ConnectionState.DISCONNECTED, None, "the cable was pulled"))
+    assert got == [] and statuses == []  # nothing runs on the driver's thread
+    clock.advance()
+    assert got == [RollResult((2, 5), "device 00aa button #3")]
+    assert statuses and "the cable was pulled" in statuses[-1]
+    adapter.close()
+    assert adapter.status is RollerStatus.CLOSED and "closed" in adapter.status_text
+
+
+def test_a_device_restart_mid_roll_says_roll_again_with_the_real_simulator() -> None:
+    """The simulator reboots while sending the RESULT (it rolled and showed dice): the app must not roll on
+    screen in its place; the next roll works at once."""
+    roller, why = start_simulated_roller(seed=5, extra=("--reset-after", "2"))
+    try:
+        assert why == ""
+        outcomes = []
+        for _ in range(3):
+            try:
+                outcomes.append(roller.roll(3).source)
+            except RollNotTakenError:
+                outcomes.append("not taken")
+        assert "not taken" in outcomes, outcomes
+        assert not any(o.startswith("screen") for o in outcomes), outcomes
+        assert outcomes[-1].startswith("device "), outcomes  # rolling again works at once
+    finally:
+        roller.close()
+
+
+def test_the_simulators_button_rolls_arrive_through_the_clock() -> None:
+    import time
+
+    roller, why = start_simulated_roller(seed=5, extra=("--button-every", "0.2"))
+    try:
+        assert why == ""
+        clock = ManualClock()
+        got: list[RollResult] = []
+        roller.listen(clock, on_button=got.append)
+        deadline = time.monotonic() + 10
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.05)
+            clock.advance()
+        assert got and " button #" in got[0].source and got[0].source.startswith("device ")
+    finally:
+        roller.close()

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from companion.presenters.boxsetup import BoxRow
+from companion.presenters.boxsetup import BoxRow, CalibrationStatus
 from companion.presenters.newgame import NewGamePresenter
 from companion.services import OptionKind, Proposal, RollResult
 from companion.session import EngineFactory, EngineSession
@@ -35,8 +35,14 @@ class Box:
     def print_stickers(self) -> str:
         return "stickers.pdf"
 
-    def calibrate(self, colours: Any) -> str:
-        return "ok"
+    def calibration_status(self) -> CalibrationStatus:
+        return CalibrationStatus(saved=("green",))
+
+    def measure_dice(self) -> CalibrationStatus:
+        return CalibrationStatus(("red", "blue"), ("no die on the yellow castle (K3)",), (), ("green",))
+
+    def save_calibration(self) -> CalibrationStatus:
+        return CalibrationStatus(("red", "blue"), (), (), ("red", "blue"))
 
 
 class Feed(FakeFeed):
@@ -146,6 +152,14 @@ def test_start_newgame_boxsetup_settings(app: Any, size: tuple[int, int], tmp_pa
     app.go("boxsetup")
     _shot(app, "boxsetup", size)
     assert len(app.screens["boxsetup"].ids.rows.children) == 8
+    app.box_presenter.runner = None  # measure inline
+    app.box_presenter.start_calibration()
+    app.box_presenter.measure()
+    _settle()
+    _shot(app, "boxsetup-dice", size)
+    texts = _texts(app.screens["boxsetup"])
+    assert "Measure" in texts and "Save colours" in texts and "measured" in texts and "yellow castle" in texts
+    app.box_presenter.stop_calibration()
     app.go("settings")
     _shot(app, "settings", size)
     assert "Nederlands" in _texts(app.screens["settings"]) and "Svenska" in _texts(app.screens["settings"])

@@ -214,3 +214,111 @@ def test_redistribution_editor_asks_the_engine_and_applies_one_layout(tmp_path: 
     t.apply_redistribution()
     assert len(s.actions) == 1 and "redistributed" in s.history()[0].text
     assert s.state.knights_at(castle[0])[s.state.current] == castle[2] + 1
+
+
+# ------------------------------------------------------------------------- the camera after tapped moves
+
+
+def _reading(s: EngineSession, state: object) -> object:
+    from companion.pipeline import artefacts_on_table, knights_on_table
+    from engine.reading import TableReading
+
+    return TableReading(
+        tiles=dict(s.board.tiles),
+        knights=knights_on_table(state, s.board),
+        artefacts=artefacts_on_table(state),
+    )
+
+
+def test_after_a_tapped_battle_the_map_says_what_to_take_off(tmp_path: Path) -> None:
+    """Camera moves keep the table matched; a battle is tapped; the camera still shows the knights as before
+    the battle: the app passes the battle's events to reconcile, which says what to move and why."""
+    from companion.pipeline import knights_on_table
+    from companion.session import CAMERA_TYPES
+
+    for seed in range(12):
+        s = new_session(tmp_path / str(seed), seed)
+        rng = random.Random(seed)
+        for _ in range(300):
+            st = s.state
+            if st.winner is not None:
+                break
+            action = choose(st, rng)
+            s.apply(action)
+            if action.TYPE in CAMERA_TYPES:
+                seen = s.propose(_reading(s, s.state))  # the camera saw the move: the table matches
+                assert not seen.options and not seen.discrepancies and s.matched_at == len(s.actions)
+                continue
+            lagging = s.states[s.matched_at]
+            if (
+                s.state.battle is None
+                and not s.state.pending
+                and knights_on_table(lagging, s.board) != knights_on_table(s.state, s.board)
+                and any(e.TYPE == "knights_lost" for e in s.recent_events())
+                and not any(e.TYPE == "artefact_destroyed" for e in s.recent_events())
+            ):
+                proposal = s.propose(_reading(s, lagging))
+                text = " ".join(d.sentence for d in proposal.discrepancies)
+                assert "has not caught up" in text and "off the map" in text, text
+                return
+    pytest.fail("no battle with losses in 12 seeded games")
+
+
+def test_a_turn_end_that_restores_artefacts_is_proposed(tmp_path: Path) -> None:
+    """R93 is now the engine's: reconcile compares artefacts after the move, so the end of a turn that turns a
+    destroyed artefact face up again is one proposal, not a discrepancy."""
+    from companion.pipeline import artefacts_on_table
+    from engine.rules import apply, legal_actions
+
+    for seed in range(10):
+        s = new_session(tmp_path / str(seed), seed)
+        rng = random.Random(seed)
+        for _ in range(400):
+            st = s.state
+            if st.winner is not None:
+                break
+            me = st.current
+            restorable = [
+                h.id
+                for h in st.players[me].artefacts
+                if h.destroyed_on is not None and h.destroyed_on < st.turn
+            ]
+            end = [a for a in legal_actions(st) if a.TYPE == "end_turn"]
+            if restorable and end and st.battle is None and not st.pending:
+                after, _ = apply(st, end[0])
+                assert not artefacts_on_table(st)[restorable[0]] and artefacts_on_table(after)[restorable[0]]
+                proposal = s.propose(_reading(s, after))
+                assert not proposal.discrepancies, proposal.discrepancies
+                assert [o.action for o in proposal.options] == [end[0]]
+                return
+            s.apply(choose(st, rng))
+    pytest.fail("no restorable artefact at a turn end in 10 seeded games")
+
+
+def test_one_tap_closes_a_fracture_window_in_every_language(tmp_path: Path) -> None:
+    for seed in range(20):
+        s = new_session(tmp_path / str(seed), seed)
+        rng = random.Random(seed)
+        for _ in range(600):
+            st = s.state
+            if st.winner is not None:
+                break
+            head = st.pending[0] if st.pending else None
+            if head is not None and head.need.value == "fracture" and len(head.players) > 1:
+                labels = {}
+                for lang in ("en", "nl", "sv"):
+                    s.tr.set_language(lang)
+                    s._cache.clear()
+                    one = [o for o in s.options() if o.kind is OptionKind.PASS_ALL]
+                    assert len(one) == 1 and one[0].actor is head.players[0]
+                    labels[lang] = one[0].label
+                assert labels["en"] == "Nobody else plays a fracture card"
+                assert len(set(labels.values())) == 3 and "pass fracture round" not in labels.values()
+                s.tr.set_language("en")
+                s.apply(one[0].action)
+                rest = s.state.pending[0] if s.state.pending else None
+                assert rest is None or rest.need.value != "fracture" or rest.tag != head.tag
+                assert "Nobody else plays a fracture card" in s.history()[-1].text
+                return
+            s.apply(choose(st, rng))
+    pytest.fail("no fracture window with two players to ask in 20 seeded games")

@@ -1,0 +1,143 @@
+"""The dice reader (`vision.dice.read_dice`) on the real labelled photographs of `../shared/data/real-dice/`.
+
+Prints, for a tuning split and a fixed held-out split separately: detection recall and precision (a reading
+matches a labelled die when their boxes overlap with IoU >= 0.5, each label matched once, best IoU first),
+value accuracy over matched dice, the share of matched dice reported unsure, unsure readings among all
+readings, and ms per image.
+
+Split (fixed, documented, never tuned on): photo names sorted, shuffled with `numpy.random.default_rng(7)`,
+the first 70% tune, the last 30% are held out. Tune only on the tuning split.
+
+Usage:  python -P bench/dice_real.py [PHOTOS_DIR] [--limit N] [--die-px]
+(-P keeps this folder off sys.path: bench/vision.py would shadow the `vision` package.)
+`--die-px` passes each photo's median labelled die size, as a caller that knows the scale would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice import read_dice
+
+DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real-dice" / "photos"
+SEED = 7
+HELD_OUT = 0.3
+
+Box = Sequence[float]
+
+
+def iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def split(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(tuning, held out): sorted names shuffled with seed 7; the last 30% are held out."""
+    order = sorted(names)
+    np.random.default_rng(SEED).shuffle(order)
+    cut = len(order) - round(len(order) * HELD_OUT)
+    return order[:cut], order[cut:]
+
+
+@dataclass
+class Tally:
+    photos: int = 0
+    labelled: int = 0
+    readings: int = 0
+    matched: int = 0
+    correct: int = 0
+    unsure_matched: int = 0
+    unsure_all: int = 0
+    ms: float = 0.0
+
+    def line(self, name: str) -> str:
+        return (
+            f"{name:9s} photos {self.photos:3d}  dice {self.labelled:4d}  "
+            f"recall {self.matched / max(1, self.labelled):.3f}  "
+            f"precision {self.matched / max(1, self.readings):.3f}  "
+            f"value accuracy {self.correct / max(1, self.matched):.3f}  "
+            f"unsure {self.unsure_matched / max(1, self.matched):.3f} (of all readings "
+            f"{self.unsure_all / max(1, self.readings):.3f})  "
+            f"ms/image {self.ms / max(1, self.photos):.0f}"
+        )
+
+
+def match(found: Sequence[tuple[Box, int, bool]], truth: Sequence[tuple[Box, int]]) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching by IoU >= 0.5, best pairs first: (reading index, label index)."""
+    pairs = sorted(
+        ((iou(f[0], t[0]), i, j) for i, f in enumerate(found) for j, t in enumerate(truth)), reverse=True
+    )
+    used_f: set[int] = set()
+    used_t: set[int] = set()
+    out = []
+    for v, i, j in pairs:
+        if v < 0.5:
+            break
+        if i in used_f or j in used_t:
+            continue
+        used_f.add(i)
+        used_t.add(j)
+        out.append((i, j))
+    return out
+
+
+def evaluate(paths: Sequence[Path], use_die_px: bool) -> Tally:
+    tally = Tally()
+    for path in paths:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            print(f"cannot read {path}", file=sys.stderr)
+            continue
+        label = json.loads(path.with_suffix(".json").read_text())
+        truth = [(tuple(float(v) for v in d["box"]), int(d["value"])) for d in label["dice"]]
+        die_px = None
+        if use_die_px and truth:
+            die_px = float(np.median([min(b[2] - b[0], b[3] - b[1]) for b, _v in truth])) * 0.8
+        t0 = time.perf_counter()
+        dice = read_dice(np.asarray(image, np.uint8), die_px=die_px)
+        tally.ms += (time.perf_counter() - t0) * 1000.0
+        found = [(tuple(float(v) for v in d.box), d.value, d.unsure) for d in dice]
+        pairs = match(found, truth)
+        tally.photos += 1
+        tally.labelled += len(truth)
+        tally.readings += len(found)
+        tally.unsure_all += sum(1 for f in found if f[2])
+        tally.matched += len(pairs)
+        tally.correct += sum(1 for i, j in pairs if found[i][1] == truth[j][1])
+        tally.unsure_matched += sum(1 for i, _j in pairs if found[i][2])
+    return tally
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("photos", nargs="?", default=str(DEFAULT))
+    parser.add_argument("--limit", type=int, default=0, help="at most N photos per split (quick looks)")
+    parser.add_argument("--die-px", action="store_true", help="pass each photo's labelled die size")
+    args = parser.parse_args(list(argv))
+    folder = Path(args.photos)
+    photos = {p.name: p for p in sorted(folder.glob("*.jpg")) if p.with_suffix(".json").is_file()}
+    if not photos:
+        print(f"no labelled photos in {folder}", file=sys.stderr)
+        return 2
+    tune, held = split(list(photos))
+    print(f"{len(photos)} photos in {folder}; split seed {SEED}: {len(tune)} tuning, {len(held)} held out")
+    for name, part in (("tuning", tune), ("held-out", held)):
+        chosen = part[: args.limit] if args.limit else part
+        print(evaluate([photos[n] for n in chosen], args.die_px).line(name), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

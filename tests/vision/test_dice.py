@@ -1,0 +1,173 @@
+"""vision.dice: the dice reader on synthetic dice (side faces, touching dice, tile edges, glare), bad
+input and the `seneschal vision dice` CLI. Real photographs are in test_dice_real.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.colours import Colour
+from engine.hexgrid import Hex
+from vision.calibration import default_calibration
+from vision.dice import DiceInputError, DieReading, dice_main, read_dice
+from vision.errors import VisionError
+from vision.synth import SceneSpec, render_die, render_scene
+
+C = Colour
+
+
+def centre(d: DieReading) -> tuple[float, float]:
+    return ((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0)
+
+
+def by_x(dice: list[DieReading]) -> list[DieReading]:
+    return sorted(dice, key=lambda d: d.box[0])
+
+
+@pytest.mark.parametrize("colour", list(C))
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_every_face_of_every_player_colour_is_read_straight_down(colour: Colour, value: int) -> None:
+    image, truth = render_die(value, colour, seed=value, size_px=36)
+    dice = read_dice(image, die_px=36)
+    assert [(d.value, d.unsure) for d in dice] == [(value, False)]
+    x0, y0 = truth[0].top_face.min(axis=0)
+    x1, y1 = truth[0].top_face.max(axis=0)
+    cx, cy = centre(dice[0])
+    assert x0 <= cx <= x1 and y0 <= cy <= y1
+
+
+@pytest.mark.parametrize("colour", [C.RED, C.BLUE, C.YELLOW, C.GREEN, C.WHITE, C.BLACK])
+@pytest.mark.parametrize("value", [1, 2, 5, 6])
+def test_side_faces_seen_at_25_degrees_are_not_counted(colour: Colour, value: int) -> None:
+    """At 25 degrees tilt two side faces and their pips show; only the top face's pips count."""
+    image, _truth = render_die(value, colour, seed=10 + value, size_px=36, tilt_deg=25.0)
+    dice = read_dice(image, die_px=36)
+    assert [(d.value, d.unsure) for d in dice] == [(value, False)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_touching_dice_of_one_colour_are_read_apart(seed: int) -> None:
+    image, truth = render_die(
+        5, C.RED, seed=seed, size_px=36, tilt_deg=15.0, neighbours=[(2, C.RED), (6, C.RED)]
+    )
+    dice = by_x(read_dice(image, die_px=36))
+    assert [t.value for t in truth] == [5, 2, 6]
+    assert [(d.value, d.unsure) for d in dice] == [(5, False), (2, False), (6, False)]
+
+
+def test_touching_dice_of_different_colours_are_read_apart() -> None:
+    image, _truth = render_die(
+        3, C.BLUE, seed=4, size_px=32, tilt_deg=10.0, neighbours=[(4, C.YELLOW), (1, C.RED)]
+    )
+    dice = by_x(read_dice(image, die_px=32, calibration=default_calibration()))
+    assert [(d.value, d.unsure, d.player) for d in dice] == [
+        (3, False, C.BLUE),
+        (4, False, C.YELLOW),
+        (1, False, C.RED),
+    ]
+
+
+def test_a_die_across_the_regions_edge_is_found_but_flagged() -> None:
+    """A region (a tile) that cuts a die in half: the die is still reported, as unsure."""
+    image, truth = render_die(4, C.GREEN, seed=2, size_px=40)
+    cx, _cy = truth[0].centre
+    h, w = image.shape[:2]
+    region = np.array([[0, 0], [int(cx), 0], [int(cx), h - 1], [0, h - 1]])
+    dice = read_dice(image, region=region, die_px=40)
+    assert all(d.unsure for d in dice)
+    whole = read_dice(image, region=np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]), die_px=40)
+    assert [(d.value, d.unsure) for d in whole] == [(4, False)]
+
+
+def test_a_die_outside_the_region_is_not_reported() -> None:
+    image, truth = render_die(6, C.BLACK, seed=3, size_px=36)
+    cx, _cy = truth[0].centre
+    left = np.zeros(image.shape[:2], np.uint8)
+    left[:, : max(1, int(cx - 30))] = 1
+    assert read_dice(image, region=left, die_px=36) == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_glare_never_gives_a_confident_wrong_value(seed: int) -> None:
+    """A glare spot over the face washes out its centre: the reader may miss the die (documented weakness),
+    but whatever it reports is right or flagged unsure."""
+    image, _truth = render_die(5, C.RED, seed=seed, size_px=36, tilt_deg=15.0, glare=True)
+    dice = read_dice(image, die_px=36)
+    assert all(d.value == 5 or d.unsure for d in dice)
+
+
+def test_tile_art_and_stickers_alone_give_no_dice() -> None:
+    spec = SceneSpec({Hex(0, 0): "T01", Hex(1, 0): "K1", Hex(0, 1): "T03"}, {}, layout_seed=3, tilt_deg=10.0)
+    image, gt = render_scene(spec, 5)
+    assert gt.dice == ()
+    polygons = [np.asarray(p, np.float64).reshape(-1, 2) for p in gt.tile_polygons.values()]
+    mask = np.zeros(image.shape[:2], np.uint8)
+    for p in polygons:
+        cv2.fillPoly(mask, [np.round(p).astype(np.int32)], 1)
+    assert read_dice(image, region=mask, calibration=default_calibration()) == []
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (np.zeros((0, 0, 3), np.uint8), "too small"),
+        (np.zeros((1, 1, 3), np.uint8), "too small"),
+        (np.zeros((64, 64, 3), np.float32), "dtype"),
+        (np.zeros((64, 64), np.uint8), "BGR"),
+        ("image.png", "numpy image"),
+        (None, "numpy image"),
+    ],
+)
+def test_bad_images_raise_a_vision_error(bad: object, message: str) -> None:
+    with pytest.raises(DiceInputError, match=message) as info:
+        read_dice(bad)  # type: ignore[arg-type]
+    assert isinstance(info.value, VisionError)
+
+
+@pytest.mark.parametrize(
+    "region", [np.zeros((5, 5), np.uint8), [[1, 2]], "tile", [[0, 0], [np.nan, 1], [3, 3]]]
+)
+def test_bad_regions_raise_a_vision_error(region: object) -> None:
+    image = np.full((64, 64, 3), 128, np.uint8)
+    with pytest.raises(DiceInputError, match="region"):
+        read_dice(image, region=region)
+
+
+@pytest.mark.parametrize("die_px", [0.0, -3.0, float("nan")])
+def test_a_bad_die_size_raises(die_px: float) -> None:
+    with pytest.raises(DiceInputError, match="die_px"):
+        read_dice(np.full((64, 64, 3), 128, np.uint8), die_px=die_px)
+
+
+def test_an_empty_region_or_a_plain_image_has_no_dice() -> None:
+    image = np.full((120, 160, 3), 200, np.uint8)
+    assert read_dice(image) == []
+    assert read_dice(image, region=np.zeros((120, 160), np.uint8)) == []
+
+
+def test_cli_prints_json_and_draws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    image, _truth = render_die(3, C.RED, seed=1, size_px=40)
+    path = tmp_path / "die.png"
+    cv2.imwrite(str(path), image)
+    shown = tmp_path / "shown.png"
+    assert dice_main([str(path), "--die-px", "40", "--show", str(shown)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(d["value"], d["unsure"]) for d in out["dice"]] == [(3, False)]
+    assert set(out["dice"][0]) == {"box", "value", "confidence", "unsure", "colour_bgr", "player"}
+    drawn = cv2.imread(str(shown))
+    assert drawn is not None and drawn.shape == image.shape
+
+
+def test_cli_exits_2_on_a_missing_or_unreadable_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert dice_main([str(tmp_path / "missing.png")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"not a png")
+    assert dice_main([str(junk)]) == 2
+    assert dice_main([]) == 2
