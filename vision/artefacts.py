@@ -6,8 +6,11 @@ rule for a card whose sticker is not decoded in a frame, which tells "flipped" f
 1. A card is only judged where it was last seen: the tracker remembers, on the table plane, where each card
    lay the last time its sticker was read. A card never seen face up is not judged at all (not reported).
 2. Face down needs a clear view of the whole card region: all of it inside the frame, less than
-   `max_occluded` of it under the occluder mask (skin-coloured or unknown blobs: a hand, a sleeve), and no
-   QR-like black-and-white pattern where the sticker was. A sticker that is there but unreadable (glare, blur,
+   `max_occluded` of it under a hand (see below), and no QR-like black-and-white pattern where the sticker
+   was. A hand is a blob of the occluder mask (skin-coloured or unknown: a hand, a sleeve) over the card that
+   also reaches outside it (beyond the card's outline grown by `HAND_REACH`): a hand comes from the table's
+   edge, while a blob that lies wholly within the card is the card's own printing (a card back may well be
+   skin-coloured) and does not hide it. A sticker that is there but unreadable (glare, blur,
    a finger on one corner) still shows the paper-white and ink-black of a code; a card back does not.
 3. Anything else is "hidden": the card's side is not determined in this frame and its last stable side stays
    (the `Stabilizer` also requires `hold_frames` consecutive frames before a side changes).
@@ -22,7 +25,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.knights import mask_share
 from vision.tags import CARD_H_MM, CARD_W_MM, CODE_MM
 
 Quad = npt.NDArray[np.float64]  # 4x2 corners, image pixels (or table-plane units once mapped)
@@ -31,6 +33,8 @@ Homography = npt.NDArray[np.float64]  # 3x3
 # The card region around its code: the card is this many times the code's size along each axis (a detection's
 # corners are the code's, not the sticker paper's).
 CARD_SCALE = (CARD_W_MM / CODE_MM, CARD_H_MM / CODE_MM)
+# An occluder blob over a card is a hand only if it reaches beyond the card's outline grown by this factor.
+HAND_REACH = 1.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,61 @@ def looks_like_a_code(image: npt.NDArray[np.uint8], quad: Quad) -> bool:
     return bool(dark > 0.2 * pixels.size and light > 0.2 * pixels.size)
 
 
+def _polygon_box(
+    poly: Quad, shape: tuple[int, ...]
+) -> tuple[int, int, int, int, npt.NDArray[np.uint8]] | None:
+    """The polygon's bounding box clipped to `shape` and the polygon's mask inside it (None when empty)."""
+    h, w = shape[:2]
+    x0, y0 = np.clip(np.floor(poly.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(poly.max(axis=0)).astype(int) + 1, 0, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return None
+    pm = np.zeros((int(y1 - y0), int(x1 - x0)), np.uint8)
+    cv2.fillPoly(pm, [np.round(poly - [x0, y0]).astype(np.int32).reshape(-1, 1, 2)], 1)
+    return int(x0), int(y0), int(x1), int(y1), pm
+
+
+class HandMask:
+    """The occluder mask split into blobs, to tell a hand over a card from the card's own skin-coloured art
+    (the rule in the module docstring). `scale`: the mask's size as a share of the frame's."""
+
+    def __init__(self, occluders: npt.NDArray[np.uint8], scale: float = 1.0) -> None:
+        self.scale = scale
+        binary = (np.asarray(occluders) > 0).astype(np.uint8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+        self.labels: npt.NDArray[np.int32] = np.asarray(labels, np.int32)
+        self.areas: npt.NDArray[np.int64] = np.asarray(stats[:, cv2.CC_STAT_AREA], np.int64)
+        self.count = int(count)
+
+    def share(self, region: Quad, reach: float = HAND_REACH) -> float:
+        """Share of `region` (full-frame px) under blobs that also reach outside it grown by `reach`."""
+        if self.count <= 1:
+            return 0.0
+        poly = np.asarray(region, np.float64).reshape(-1, 2) * self.scale
+        inner = _polygon_box(poly, self.labels.shape)
+        if inner is None:
+            return 0.0
+        x0, y0, x1, y1, pm = inner
+        area = int(np.count_nonzero(pm))
+        if area == 0:
+            return 0.0
+        under = self.labels[y0:y1, x0:x1][pm > 0]
+        blobs = np.unique(under[under > 0])
+        if blobs.size == 0:
+            return 0.0
+        centre = poly.mean(axis=0)
+        outer = _polygon_box((poly - centre) * reach + centre, self.labels.shape)
+        within = np.zeros(self.count, np.int64)
+        if outer is not None:
+            gx0, gy0, gx1, gy1, gm = outer
+            inside = self.labels[gy0:gy1, gx0:gx1][gm > 0]
+            within = np.bincount(inside.ravel(), minlength=self.count).astype(np.int64)
+        hands = [int(b) for b in blobs if self.areas[b] > within[b]]
+        if not hands:
+            return 0.0
+        return float(np.count_nonzero(np.isin(under, hands))) / area
+
+
 class ArtefactTracker:
     """Remembers where artefact cards lie and judges each frame by the rule in the module docstring."""
 
@@ -118,6 +177,7 @@ class ArtefactTracker:
             return ArtefactObservation(sides, frozenset(self.known - set(sides)), regions)
         table_to_image: Homography = np.asarray(np.linalg.inv(image_to_table), np.float64)
         h, w = image.shape[:2]
+        hands = HandMask(occluders, occluder_scale) if occluders is not None else None
         for art in sorted(self.known - set(sides)):
             on_table = self._sticker_on_table.get(art)
             if on_table is None:
@@ -129,9 +189,7 @@ class ArtefactTracker:
                 np.all(region[:, 0] >= 0) and np.all(region[:, 0] < w)
                 and np.all(region[:, 1] >= 0) and np.all(region[:, 1] < h)
             )
-            covered = bool(
-                occluders is not None and mask_share(occluders, region, occluder_scale) > self.max_occluded
-            )
+            covered = bool(hands is not None and hands.share(region) > self.max_occluded)
             if not inside or covered or looks_like_a_code(image, sticker):
                 hidden.add(art)
             else:

@@ -324,6 +324,7 @@ def _line_on_body(
     a: _Pip,
     b: _Pip,
     ref: npt.NDArray[np.float32],
+    *,
     tol: float = 1.0,
 ) -> bool:
     """Whether the segment between two pips runs over body colour `ref` only (pips themselves skipped)."""
@@ -366,7 +367,7 @@ def _group(
                     continue
                 if not _same_colour(q.ring[None, :], p.ring, 1.2 * tol)[0]:
                     continue
-                if _line_on_body(lab, blobs, p, q, ((p.ring + q.ring) / 2).astype(np.float32), tol):
+                if _line_on_body(lab, blobs, p, q, ((p.ring + q.ring) / 2).astype(np.float32), tol=tol):
                     parent[find(int(j))] = find(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(pips)):
@@ -391,6 +392,7 @@ def _bounded(
     centre: npt.NDArray[np.float64],
     side: float,
     body: npt.NDArray[np.float32],
+    *,
     tol: float = 1.0,
 ) -> bool:
     """Whether the patch of body colour around a face ends near the face's edge, as a die's top face does at
@@ -451,7 +453,7 @@ def _face_of(
     flat = float(_same_colour(lab[y0:y1, x0:x1][sel], body, 1.4 * tol).mean())
     if flat < 0.85:
         return None
-    if not _bounded(lab, blobs, centre, side, body, tol):
+    if not _bounded(lab, blobs, centre, side, body, tol=tol):
         return None
     aspect = float(np.median([p.aspect for p in group]))
     flat_score = min(1.0, (flat - 0.85) / 0.08)
@@ -499,6 +501,7 @@ def estimate_die_px(region: npt.NDArray[np.uint8] | None) -> float | None:
 def _faces(
     lab: FloatImage,
     valid: npt.NDArray[np.uint8] | None,
+    *,
     pip_lo: float,
     pip_hi: float,
     lo_side: float,
@@ -554,11 +557,18 @@ def read_dice(
         lab = _lab(np.ascontiguousarray(img[oy:ey, ox:ex]))
     else:
         lab = _lab(img)
-    faces = _drop_side_faces(_faces(lab, valid, pip_lo, pip_hi, lo_side, hi_side, 1.0))
-    # A second, looser pass for glossy and marbled bodies; it only adds sure faces where the first found none.
-    for f in _drop_side_faces(_faces(lab, valid, pip_lo, pip_hi, lo_side, hi_side, LOOSE)):
-        if f.confidence >= UNSURE_BELOW and all(
-            float(np.linalg.norm(f.centre - k.centre)) >= 0.6 * (f.side + k.side) for k in faces
+    faces = _drop_side_faces(
+        _faces(lab, valid, pip_lo=pip_lo, pip_hi=pip_hi, lo_side=lo_side, hi_side=hi_side, tol=1.0)
+    )
+    # A second, looser pass for glossy and marbled bodies; it only adds sure faces of two pips or more where
+    # the first found none (a lone blob on loosely flat ground is too often print or art).
+    for f in _drop_side_faces(
+        _faces(lab, valid, pip_lo=pip_lo, pip_hi=pip_hi, lo_side=lo_side, hi_side=hi_side, tol=LOOSE)
+    ):
+        if (
+            f.value >= 2
+            and f.confidence >= UNSURE_BELOW
+            and all(float(np.linalg.norm(f.centre - k.centre)) >= 0.6 * (f.side + k.side) for k in faces)
         ):
             faces.append(f)
     # All dice in one view are about the same size: a face far from the typical multi-pip face is not a die.

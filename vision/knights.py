@@ -17,7 +17,9 @@ A location is *unsure* when a die on it has a colour no calibration accepts or p
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+import inspect
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,7 +29,7 @@ import numpy.typing as npt
 
 from engine.colours import Colour
 from vision.calibration import ColourCalibration, ColourMatch, die_body_colour, white_balance_gains
-from vision.tags import DIE_MM
+from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
 
 Image = npt.NDArray[np.uint8]
 Polygon = npt.NDArray[np.float64]  # Nx2, image pixels
@@ -234,6 +236,28 @@ def grown(poly: Polygon, factor: float) -> Polygon:
     return out
 
 
+def die_px(polygons: Iterable[Polygon], die_mm: float = DIE_MM) -> float | None:
+    """The expected side of a die's face in pixels, from the tiles' size in the image (median centre-to-corner
+    radius against the tile's `TILE_ACROSS_FLATS_MM / sqrt(3)`); None without tiles."""
+    radii = [
+        float(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1)))
+        for p in (np.asarray(q, np.float64).reshape(-1, 2) for q in polygons)
+        if len(p) >= 3
+    ]
+    if not radii:
+        return None
+    return float(np.median(radii)) * die_mm / (TILE_ACROSS_FLATS_MM / math.sqrt(3.0))
+
+
+def accepts_keyword(func: Callable[..., Any], name: str) -> bool:
+    """Whether `func` takes the keyword argument `name` (or any keyword, through **kwargs)."""
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def read_knights(
     image: Image,
     polygons: Mapping[str, Polygon],
@@ -263,7 +287,11 @@ def read_knights(
     if locs:
         # Grown by 12% so a die overhanging a tile's edge is found whole.
         region = polygon_mask(image.shape, [grown(p, 1.12) for p in locs.values()])
-        found = list(reader(image, region=region, calibration=calibration))
+        extra: dict[str, Any] = {}
+        side = die_px(locs.values())
+        if side is not None and accepts_keyword(reader, "die_px"):
+            extra["die_px"] = side
+        found = list(reader(image, region=region, calibration=calibration, **extra))
         centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]
         table_points = None
         if image_to_table is not None and die_height_mm:

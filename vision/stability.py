@@ -17,7 +17,11 @@ rely on them):
    every location with a pending change has held its candidate for `hold_frames`, no location is occluded
    in this frame and no hand is over the board (`busy`). So knights lifted out of a castle are not reported
    until they have landed on their tile and both locations have settled; the two changes then appear in the
-   same reading.
+   same reading. A location that is *unsure* in this frame (read, but a die of no player's colour or an
+   unsure value: no hand) does not hold the table up: it is left out of the transaction, keeps its stable
+   value and is listed in `StableTable.unsure`, which the engine does not take as evidence (ruling R80);
+   the sure locations' changes commit as above. (So a castle whose dice cannot all be told apart does not
+   freeze every other reading.)
 4. Knights in flight. A transaction that lowers some player's total number of knights on the table (knights
    gone without arriving anywhere: a battle's losses, or a hand holding dice out of view) must hold for
    `loss_frames` (default three times `hold_frames`) before it commits, leaving the player time to put the
@@ -206,7 +210,8 @@ class Stabilizer:
         self._occluded = obs.occluded | obs.unsure
         self._unseen = frozenset(set(self._knights.keys()) - obs.seen)
 
-        pending = self._knights.pending()
+        # Locations unsure in this frame wait outside the transaction (rule 3); they are listed as unsure.
+        pending = {k: v for k, v in self._knights.pending().items() if k not in obs.unsure}
         if not pending or obs.busy or obs.occluded:
             return False
         if any(run < self.hold_frames for _v, run in pending.values()):

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 
 from engine.hexgrid import Hex
-from vision.artefacts import ArtefactTracker, card_region
+from vision.artefacts import ArtefactTracker, HandMask, card_region
+from vision.knights import occluder_mask
 from vision.synth import GroundTruth, SceneSpec, render_scene
 
 LAYOUT = {Hex(0, 0): "T01", Hex(1, 0): "T02", Hex(0, 1): "K1"}
@@ -45,7 +46,9 @@ def test_hand_over_a_card_or_an_unread_sticker_is_hidden_not_flipped() -> None:
     # A02 face down now, but a hand lies over it: not judged.
     image2, truth2 = frame({"A01": True, "A02": False}, seed=3)
     hand = np.zeros(image2.shape[:2], np.uint8)
-    cv2.fillConvexPoly(hand, np.round(truth2.card_polygons["A02"]).astype(np.int32), 255)
+    card = truth2.card_polygons["A02"]
+    reaching = (card - card.mean(axis=0)) * 1.6 + card.mean(axis=0)  # a hand comes from beyond the card
+    cv2.fillConvexPoly(hand, np.round(reaching).astype(np.int32), 255)
     obs = tracker.update(image2, read_stickers(truth2), to_table, hand)
     assert obs.sides == {"A01": True} and obs.hidden == {"A02"}
     # A01 still face up but its sticker was not decoded (glare, blur): the code is visibly there -> hidden.
@@ -77,3 +80,26 @@ def test_card_region_is_centred_on_the_code_and_card_shaped() -> None:
     h = np.linalg.norm(region[3] - region[0])
     assert np.allclose(region.mean(axis=0), [5, 5])
     assert 1.3 < h / w < 1.5  # 88 x 63 mm
+
+
+def test_skin_coloured_card_back_is_face_down_not_a_hand() -> None:
+    """The card back is skin-coloured (the occluder mask marks it): with nothing reaching over it from outside
+    the card, a known card whose sticker is gone is face down (replay move 46: Sceptre of Fear destroyed)."""
+    tracker = ArtefactTracker()
+    image, truth = frame({"A01": True, "A02": True})
+    to_table = np.linalg.inv(truth.homography)
+    tracker.update(image, read_stickers(truth), to_table)
+    image2, truth2 = frame({"A01": True, "A02": False}, seed=5)
+    mask = occluder_mask(image2, scale=0.25, full_size=False)
+    back = HandMask(mask, 0.25)
+    card = truth2.card_polygons["A02"]
+    assert back.count > 1  # the back does show up in the occluder mask...
+    assert back.share(card) == 0.0  # ...but as the card's own art, not a hand
+    obs = tracker.update(image2, read_stickers(truth2), to_table, mask, 0.25)
+    assert obs.sides == {"A01": True, "A02": False} and not obs.hidden
+    # The same back with a hand reaching over it from outside the card: hidden.
+    hand = mask.copy()
+    arm = np.round(((card - card.mean(axis=0)) * 1.6 + card.mean(axis=0)) * 0.25).astype(np.int32)
+    cv2.fillConvexPoly(hand, arm, 255)
+    obs = tracker.update(image2, read_stickers(truth2), to_table, hand, 0.25)
+    assert obs.hidden == {"A02"} and "A02" not in obs.sides

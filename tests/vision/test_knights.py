@@ -207,3 +207,31 @@ def test_no_dice_and_no_polygons_are_fine() -> None:
     )
     assert reading.knights == {} and reading.dice == () and len(reading.seen) == 9
     assert read_knights(image, {}, cal, dice_reader=truth_reader(truth)).seen == frozenset()
+
+
+def test_die_px_is_passed_only_to_a_reader_that_takes_it() -> None:
+    """The expected die face side from the tiles' size in the image (16 mm against a 90 mm-across tile)."""
+    radius = 100.0  # centre-to-corner, px
+    hexagon = np.array(
+        [[radius * math.cos(math.radians(60 * k + 30)), radius * math.sin(math.radians(60 * k + 30))]
+         for k in range(6)]
+    ) + 300.0
+    image = np.full((600, 600, 3), 128, np.uint8)
+    calls: list[dict[str, object]] = []
+
+    def with_size(image: np.ndarray, region: object = None, calibration: object = None, *,
+                  die_px: float | None = None) -> list[object]:
+        calls.append({"die_px": die_px})
+        return []
+
+    def without_size(image: np.ndarray, region: object = None, calibration: object = None) -> list[object]:
+        calls.append({})
+        return []
+
+    cal = default_calibration()
+    read_knights(image, {"T01": hexagon}, cal, dice_reader=with_size)
+    read_knights(image, {"T01": hexagon}, cal, dice_reader=without_size)  # no TypeError: keyword left out
+    assert calls[1] == {}
+    expected = radius * 16.0 / (90.0 / math.sqrt(3.0))
+    got = calls[0]["die_px"]
+    assert isinstance(got, float) and got == pytest.approx(expected, rel=0.01)

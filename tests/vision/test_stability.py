@@ -23,6 +23,7 @@ def obs(
     busy: bool = False,
     seen: frozenset[str] = LOCS,
     artefacts: Mapping[str, bool] | None = None,
+    unsure: frozenset[str] = frozenset(),
 ) -> FrameObservation:
     return FrameObservation(
         frame_index=i,
@@ -32,6 +33,7 @@ def obs(
         occluded=occluded,
         busy=busy,
         artefacts=artefacts or {},
+        unsure=unsure,
     )
 
 
@@ -162,3 +164,34 @@ def test_seed_and_bad_configuration() -> None:
         Stabilizer(hold_frames=0)
     with pytest.raises(ValueError, match="loss_frames"):
         Stabilizer(hold_frames=3, loss_frames=2)
+
+
+def test_an_unsure_location_does_not_hold_up_the_sure_ones() -> None:
+    """Replay move 1: red moves 3 knights from castle K1 to T02, but K1 stays unsure (a die of no player's
+    colour). T02's change is published with K1 kept at its old value and listed unsure (the engine ignores
+    unsure locations as evidence, R80); K1 commits once it is read clearly."""
+    s, i = settled(hold=3)
+    moved = {"K1": {RED: 2}, "K2": {BLUE: 4}, "T01": {RED: 1}, "T02": {RED: 3}}
+    out = [s.update(obs(i + k, moved, unsure=frozenset({"K1"}))) for k in range(3)]
+    assert [o.changed for o in out] == [False, False, True]  # after hold_frames, not before
+    assert out[2].knights["T02"] == {RED: 3} and out[2].knights["K1"] == {RED: 5}
+    assert "K1" in out[2].unsure and "T02" not in out[2].unsure
+    # K1 on its own now lowers red's total (T02's gain is already published): rule 4's longer hold.
+    out = [s.update(obs(i + 3 + k, moved)) for k in range(s.loss_frames)]
+    assert out[-1].knights == moved and not out[-1].unsure
+    assert [o.changed for o in out] == [False] * (s.loss_frames - 1) + [True]
+
+
+def test_unsure_location_still_no_half_made_move_among_sure_ones() -> None:
+    """The sure locations keep rule 3: one that has not settled holds the others back, and a hand blocks."""
+    s, i = settled(hold=3)
+    moved = {"K1": {RED: 2}, "K2": {BLUE: 4}, "T01": {RED: 1}, "T02": {RED: 3}}
+    # T02 settles while T03 (sure) is still changing every frame: nothing commits.
+    for k in range(4):
+        flicker = {**moved, "T03": {BLUE: 1 + k % 2}}
+        out = s.update(obs(i + k, flicker, unsure=frozenset({"K1"})))
+        assert out.knights == START
+    # A hand over the board: nothing commits either.
+    for k in range(4):
+        out = s.update(obs(i + 4 + k, moved, unsure=frozenset({"K1"}), busy=True))
+        assert out.knights == START
