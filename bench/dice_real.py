@@ -60,6 +60,7 @@ class Tally:
     correct: int = 0
     unsure_matched: int = 0
     unsure_all: int = 0
+    centre_found: int = 0
     ms: float = 0.0
 
     def line(self, name: str) -> str:
@@ -70,7 +71,9 @@ class Tally:
             f"value accuracy {self.correct / max(1, self.matched):.3f}  "
             f"unsure {self.unsure_matched / max(1, self.matched):.3f} (of all readings "
             f"{self.unsure_all / max(1, self.readings):.3f})  "
-            f"ms/image {self.ms / max(1, self.photos):.0f}"
+            f"ms/image {self.ms / max(1, self.photos):.0f}\n"
+            f"{'':9s} (diagnostic: labelled dice with a reading's centre inside their box "
+            f"{self.centre_found / max(1, self.labelled):.3f}; readings are top faces, labels whole dice)"
         )
 
 
@@ -117,6 +120,10 @@ def evaluate(paths: Sequence[Path], use_die_px: bool) -> Tally:
         tally.matched += len(pairs)
         tally.correct += sum(1 for i, j in pairs if found[i][1] == truth[j][1])
         tally.unsure_matched += sum(1 for i, _j in pairs if found[i][2])
+        centres = [((f[0][0] + f[0][2]) / 2, (f[0][1] + f[0][3]) / 2) for f in found]
+        tally.centre_found += sum(
+            1 for b, _v in truth if any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for x, y in centres)
+        )
     return tally
 
 

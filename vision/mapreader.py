@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -53,8 +54,19 @@ MAX_REFINE_CROPS = 80
 # the map grows by a ring of cells per round when the first pass read few tiles (small, blurred codes);
 # zbar's crops cost ten times zxing's, so it keeps to fewer rounds
 REFINE_ROUNDS = {Backend.ZXING: 8, Backend.PYZBAR: 3}
-# no new refinement round starts after this much time on a frame
+# no new refinement round starts after this much time on a frame (keeps a live camera responsive);
+# SENESCHAL_REFINE_BUDGET_MS overrides both ("inf": no limit) so that tests and benchmarks of accuracy do not
+# depend on how loaded the machine is
 REFINE_BUDGET_MS = {Backend.ZXING: 150.0, Backend.PYZBAR: 2000.0}
+if os.environ.get("SENESCHAL_REFINE_BUDGET_MS"):
+    try:
+        _budget = float(os.environ["SENESCHAL_REFINE_BUDGET_MS"])
+        REFINE_BUDGET_MS = {backend: _budget for backend in REFINE_BUDGET_MS}
+    except ValueError:
+        logging.getLogger(__name__).warning(
+            "ignoring SENESCHAL_REFINE_BUDGET_MS=%r: not a number of milliseconds",
+            os.environ["SENESCHAL_REFINE_BUDGET_MS"],
+        )
 ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
 BUSY_CELL = 0.1  # share of strong edges in a cell's middle above which it may hold a sticker worth decoding
 ESCALATE_CELL = 0.25  # ... above which an unread cell next to the map is worth a second whole-frame pass
