@@ -8,8 +8,7 @@ readings, and ms per image.
 Split (fixed, documented, never tuned on): photo names sorted, shuffled with `numpy.random.default_rng(7)`,
 the first 70% tune, the last 30% are held out. Tune only on the tuning split.
 
-Usage:  python -P bench/dice_real.py [PHOTOS_DIR] [--limit N] [--die-px]
-(-P keeps this folder off sys.path: bench/vision.py would shadow the `vision` package.)
+Usage:  python bench/dice_real.py [PHOTOS_DIR] [--limit N] [--die-px]
 `--die-px` passes each photo's median labelled die size, as a caller that knows the scale would.
 """
 
@@ -26,7 +25,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice import read_dice
+# Run as a script, this folder is sys.path[0] and its vision.py would shadow the vision package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.dice import read_dice  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real-dice" / "photos"
 SEED = 7

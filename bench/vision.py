@@ -6,7 +6,7 @@
 Each frame is a different random table (`vision.synth.random_spec(difficulty, seed)`), read by a fresh
 `TableReader` with a hold of 1 (single frames: the figures are per-frame accuracy, before any stabilisation).
 Printed per (difficulty, size, decoder): p50 / p95 milliseconds per frame on 2 OpenCV threads (and the p50 of
-the map reading alone, V1's `read_map`, which is most of it); the share of
+the map reading alone, `read_map`, which is most of it); the share of
 frames whose map is exactly right (every tile on its hex, up to the lattice's shift and turn); the share of
 knight locations (territories and castles) read exactly right, counting a location the reader calls unsure
 as wrong and leaving out locations under a rendered hand (reported apart: how many of those were flagged
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--errors", action="store_true", help="print the first misreadings per group")
     p.add_argument("--dice", choices=("v3", "truth"), default="v3",
-                   help="dice finder: V3's vision.dice (default) or the renderer's truth (isolates the rest)")
+                   help="dice finder: vision.dice (default) or the renderer's truth (isolates the rest)")
     args = p.parse_args(argv)
     n = 4 if args.quick else args.frames
     cv2.setNumThreads(args.threads)

@@ -2,7 +2,7 @@
 
     seneschal vision IMAGE_OR_VIDEO [--show OUT.png] [--calibration FILE] [--decoder zxing|pyzbar]
                      [--hold N] [--every]
-    seneschal vision dice IMAGE [--show OUT.png]          (V3's dice reader, `vision.dice.dice_main`)
+    seneschal vision dice IMAGE [--show OUT.png]          (the dice reader, `vision.dice.dice_main`)
 
 One image is read as a still table (hold 1): the JSON has the status, the reading, this frame's dice and the
 timings. A video or folder is read frame by frame, every frame in order, with the usual hysteresis (`--hold`);

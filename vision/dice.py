@@ -264,14 +264,14 @@ def _find_pips(
     h, w = lum.shape
     guards: list[npt.NDArray[np.uint8]] = []
     blobs: list[_Blob] = []
-    d = 2.5  # one fixed ladder of pip sizes (2.5 x 1.35^k px) whatever the range, for stable readings
-    while d * 1.35 <= pip_lo:
-        d *= 1.35
+    d = 2.5  # one fixed ladder of pip sizes (2.5 x 1.5^k px) whatever the range, for stable readings
+    while d * 1.5 <= pip_lo:
+        d *= 1.5
     while d <= pip_hi * 1.01:
         guard = np.zeros((h, w), np.uint8)
         blobs.extend(_blobs_at_scale(lum, d, valid, len(guards), guard))
         guards.append(guard)
-        d *= 1.35
+        d *= 1.5
     # Other pips are left out of a pip's ring: those found at the same scale (a larger scale merges pips).
     guards = [np.asarray(cv2.dilate(g, np.ones((3, 3), np.uint8)), np.uint8) for g in guards]
     pips: list[_Pip] = []

@@ -1,6 +1,6 @@
 """Knights on the map: the dice on every territory and castle, by player colour, summed per location.
 
-Dice are found by V3's reader (`vision.dice.read_dice`), run once over the union of all knight locations
+Dice are found by the dice reader (`vision.dice.read_dice`), run once over the union of all knight locations
 (territory and castle polygons from the map reading, grown a little so that a die overhanging a tile edge is
 still found). Each die is then assigned to the location whose polygon contains its centre on the table plane:
 the centre of its box in the image is the top face's, a die's height above the table, so it is mapped through
@@ -38,7 +38,7 @@ Box = tuple[int, int, int, int]
 
 
 class DieLike(Protocol):
-    """What we use of V3's `vision.dice.DieReading`."""
+    """What we use of `vision.dice.DieReading`."""
 
     @property
     def box(self) -> tuple[int, int, int, int]: ...
@@ -57,7 +57,7 @@ DiceReader = Callable[..., Sequence[Any]]
 
 
 def default_dice_reader() -> DiceReader:
-    """V3's `vision.dice.read_dice` (imported when first needed, so the rest works and type-checks alone)."""
+    """`vision.dice.read_dice` (imported when first needed, so the rest works and type-checks alone)."""
     reader: DiceReader = importlib.import_module("vision.dice").read_dice
     return reader
 

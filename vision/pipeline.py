@@ -1,8 +1,8 @@
 """From a camera frame to a stable `engine.reading.TableReading`, with a status and what to draw.
 
-`TableReader.read(image)` runs, per frame: a signal check (black or uniform frame), the map reading (V1's
-`vision.mapreader.read_map`: tags, hexes, tile polygons, table plane), occluder detection, the knights
-(`vision.knights` over V3's dice finder), the artefact cards (`vision.artefacts`), and the `Stabilizer`.
+`TableReader.read(image)` runs, per frame: a signal check (black or uniform frame), the map reading
+(`vision.mapreader.read_map`: tags, hexes, tile polygons, table plane), occluder detection, the knights
+(`vision.knights` over the dice finder), the artefact cards (`vision.artefacts`), and the `Stabilizer`.
 The stable reading only changes under the rules in `vision.stability`; on a bad frame (no signal, no tags) the
 last good reading is returned unchanged with the frame's status.
 
@@ -62,7 +62,7 @@ OCCLUDER_TILE_PX = 16.0
 
 @dataclass(frozen=True, slots=True)
 class MapView:
-    """What the pipeline uses of a map reading (see `map_view` for V1's `MapReading`)."""
+    """What the pipeline uses of a map reading (see `map_view` for `MapReading`)."""
 
     tiles: Mapping[Hex, str]
     polygons: Mapping[str, FloatArray]  # tile id -> polygon, image px
@@ -217,7 +217,7 @@ class TableReader:
         tiles = align_tiles(view.tiles, stable_tiles)
         status, message = Status.OK, f"{len(tiles)} tiles"
         # Out of view: known tiles with no outline in this frame, or one mostly outside it. Tiles whose
-        # stickers are merely covered are still placed by the lattice (V1's `inferred`): occluded, not gone.
+        # stickers are merely covered are still placed by the lattice (`inferred`): occluded, not gone.
         out_of_view = sorted(
             t for t in stable_tiles.values()
             if t not in view.polygons or in_frame_share(frame.shape, view.polygons[t]) < 0.5
@@ -333,7 +333,7 @@ def _to_reading(table: StableTable) -> TableReading:
 
 
 def default_map_reader(backend: Any = None) -> MapReader:
-    """V1's map reader, adapted to `MapView`; each frame is read with the previous reading as a guide so the
+    """the map reader, adapted to `MapView`; each frame is read with the previous reading as a guide so the
     hex numbering stays put and tiles hidden in one frame keep their place."""
     from vision import mapreader
     from vision.qr import Backend
@@ -351,7 +351,7 @@ def default_map_reader(backend: Any = None) -> MapReader:
 
 
 def map_view(reading: Any) -> MapView:
-    """Adapt V1's `vision.mapreader.MapReading`: tiles seen in this frame; polygons for those and for tiles
+    """Adapt `vision.mapreader.MapReading`: tiles seen in this frame; polygons for those and for tiles
     kept from earlier frames (`inferred`), placed by this frame's lattice."""
     inferred = frozenset(reading.inferred)
     tiles = {h: t for h, t in reading.tiles.items() if t not in inferred}

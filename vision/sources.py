@@ -210,7 +210,7 @@ class ImageFolderSource:
 
 
 class SyntheticCamera:
-    """Renders scene specs with `vision.synth.render_scene` (V1), `frames_per_state` frames each.
+    """Renders scene specs with `vision.synth.render_scene`, `frames_per_state` frames each.
 
     Each frame gets its own seed (`seed + index`) so noise differs between frames of one state, as on a
     camera. `truths` keeps the ground truth of every frame rendered.

@@ -53,7 +53,7 @@ BGR = tuple[int, int, int]
 RES_1080P = (1920, 1080)
 RES_4K = (3840, 2160)
 
-# Player die colours (body, BGR) and their pip colours. Shared with V2's default calibration.
+# Player die colours (body, BGR) and their pip colours. Shared with the default calibration.
 DIE_COLOURS: dict[Colour, BGR] = {
     Colour.RED: (40, 40, 190),
     Colour.BLUE: (160, 80, 30),

@@ -4,7 +4,7 @@ apart in that light. A die of the wrong colour on a castle is caught before anyt
 
 The table reader is vision's own (map, stickers' white, dice assigned to tiles, colours measured from the
 pixels); only the dice FINDER is the renderer's ground truth, so these tests check the app's calibration flow
-and not V3's dice finder (tested in tests/vision)."""
+and not the dice finder (tested in tests/vision)."""
 
 from __future__ import annotations
 

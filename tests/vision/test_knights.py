@@ -1,7 +1,7 @@
 """Knights per location on synthetic tables with exact ground truth.
 
 Two layers: `read_knights` with a dice finder that returns the renderer's true dice (so assignment, colour and
-sums are tested alone, under warm/cool light, glare and tilt), and end to end with V3's
+sums are tested alone, under warm/cool light, glare and tilt), and end to end with the real
 `vision.dice.read_dice`.
 """
 

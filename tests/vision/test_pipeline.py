@@ -1,7 +1,7 @@
 """TableReader end to end on synthetic frames: stable readings, bad inputs, a hand crossing mid-move.
 
 `Oracle` stands in for the map reader and dice finder with the renderer's ground truth where a test is
-about what the pipeline does with their output; `test_real_readers_*` runs V1's and V3's readers.
+about what the pipeline does with their output; `test_real_readers_*` runs the real map and dice readers.
 """
 
 from __future__ import annotations
@@ -167,14 +167,9 @@ def test_garbage_is_a_corrupted_frame(make: Callable[[], object]) -> None:
     assert result.status is Status.CORRUPTED_FRAME and result.raw is None
 
 
-@pytest.mark.xfail(
-    reason="V3's read_dice (00:50 version) misses dice in castles, miscounts pips and reports unsure dice on "
-    "stickers in some frames, so a still table does not settle; see V2's report",
-    strict=False,
-)
 @pytest.mark.parametrize("temperature", [-0.8, 0.0, 0.8])
 def test_real_readers_read_a_table_exactly(temperature: float) -> None:
-    """V1's map reader and V3's dice reader end to end, on a still table in cool, neutral and warm light."""
+    """the map reader and the dice reader end to end, on a still table in cool, neutral and warm light."""
     reader = TableReader(hold_frames=2)
     s = spec(BEFORE, temperature=temperature)
     results = [reader.read(render_scene(s, 40 + i)[0]) for i in range(4)]

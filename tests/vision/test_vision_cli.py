@@ -38,8 +38,8 @@ def scene(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GroundTruth]:
 
 @pytest.fixture
 def table_png(scene: tuple[Path, GroundTruth], monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The CLI's plumbing is under test here: the dice finder is the renderer's truth (V3's is tested in
-    tests/vision/test_pipeline.py and test_dice*.py)."""
+    """The CLI's plumbing is under test here: the dice finder is the renderer's truth (the real one is tested
+    in tests/vision/test_pipeline.py and test_dice*.py)."""
     import vision.knights
 
     path, truth = scene
