@@ -3,10 +3,11 @@
 Prints, for a tuning split and a fixed held-out split separately: detection recall and precision (a reading
 matches a labelled die when their boxes overlap with IoU >= 0.5, each label matched once, best IoU first),
 value accuracy over matched dice, the share of matched dice reported unsure, unsure readings among all
-readings, and ms per image.
+readings, ms per image, and what would go wrong silently (readings not flagged unsure that are wrong).
 
-Split (fixed, documented, never tuned on): photo names sorted, shuffled with `numpy.random.default_rng(7)`,
-the first 70% tune, the last 30% are held out. Tune only on the tuning split.
+Split (fixed, documented, `vision.dice_model.data.split`): photo names sorted, shuffled with
+`numpy.random.default_rng(7)`, the first 70% tune, the last 30% are held out. The dice network is trained, and
+its thresholds chosen, on the tuning split only.
 
 Usage:  python bench/dice_real.py [PHOTOS_DIR] [--limit N] [--die-px]
 `--die-px` passes each photo's median labelled die size, as a caller that knows the scale would.
@@ -30,28 +31,10 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.dice import read_dice  # noqa: E402
-
-DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real-dice" / "photos"
-SEED = 7
-HELD_OUT = 0.3
+from vision.dice_model.data import REAL_DICE as DEFAULT  # noqa: E402
+from vision.dice_model.data import SPLIT_SEED, match, split  # noqa: E402
 
 Box = Sequence[float]
-
-
-def iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def split(names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(tuning, held out): sorted names shuffled with seed 7; the last 30% are held out."""
-    order = sorted(names)
-    np.random.default_rng(SEED).shuffle(order)
-    cut = len(order) - round(len(order) * HELD_OUT)
-    return order[:cut], order[cut:]
 
 
 @dataclass
@@ -64,6 +47,8 @@ class Tally:
     unsure_matched: int = 0
     unsure_all: int = 0
     centre_found: int = 0
+    sure_wrong: int = 0  # matched, not flagged unsure, wrong value
+    sure_extra: int = 0  # no labelled die there, not flagged unsure
     ms: float = 0.0
 
     def line(self, name: str) -> str:
@@ -75,28 +60,11 @@ class Tally:
             f"unsure {self.unsure_matched / max(1, self.matched):.3f} (of all readings "
             f"{self.unsure_all / max(1, self.readings):.3f})  "
             f"ms/image {self.ms / max(1, self.photos):.0f}\n"
-            f"{'':9s} (diagnostic: labelled dice with a reading's centre inside their box "
-            f"{self.centre_found / max(1, self.labelled):.3f}; readings are top faces, labels whole dice)"
+            f"{'':9s} silently wrong: {self.sure_wrong} sure readings with a wrong value, "
+            f"{self.sure_extra} sure readings of no labelled die; labelled dice with a reading's centre "
+            f"inside their box "
+            f"{self.centre_found / max(1, self.labelled):.3f}"
         )
-
-
-def match(found: Sequence[tuple[Box, int, bool]], truth: Sequence[tuple[Box, int]]) -> list[tuple[int, int]]:
-    """Greedy one-to-one matching by IoU >= 0.5, best pairs first: (reading index, label index)."""
-    pairs = sorted(
-        ((iou(f[0], t[0]), i, j) for i, f in enumerate(found) for j, t in enumerate(truth)), reverse=True
-    )
-    used_f: set[int] = set()
-    used_t: set[int] = set()
-    out = []
-    for v, i, j in pairs:
-        if v < 0.5:
-            break
-        if i in used_f or j in used_t:
-            continue
-        used_f.add(i)
-        used_t.add(j)
-        out.append((i, j))
-    return out
 
 
 def evaluate(paths: Sequence[Path], use_die_px: bool) -> Tally:
@@ -115,7 +83,7 @@ def evaluate(paths: Sequence[Path], use_die_px: bool) -> Tally:
         dice = read_dice(np.asarray(image, np.uint8), die_px=die_px)
         tally.ms += (time.perf_counter() - t0) * 1000.0
         found = [(tuple(float(v) for v in d.box), d.value, d.unsure) for d in dice]
-        pairs = match(found, truth)
+        pairs = match([f[0] for f in found], [t[0] for t in truth])
         tally.photos += 1
         tally.labelled += len(truth)
         tally.readings += len(found)
@@ -123,6 +91,9 @@ def evaluate(paths: Sequence[Path], use_die_px: bool) -> Tally:
         tally.matched += len(pairs)
         tally.correct += sum(1 for i, j in pairs if found[i][1] == truth[j][1])
         tally.unsure_matched += sum(1 for i, _j in pairs if found[i][2])
+        tally.sure_wrong += sum(1 for i, j in pairs if not found[i][2] and found[i][1] != truth[j][1])
+        matched = {i for i, _j in pairs}
+        tally.sure_extra += sum(1 for i, f in enumerate(found) if i not in matched and not f[2])
         centres = [((f[0][0] + f[0][2]) / 2, (f[0][1] + f[0][3]) / 2) for f in found]
         tally.centre_found += sum(
             1 for b, _v in truth if any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for x, y in centres)
@@ -142,7 +113,9 @@ def main(argv: Sequence[str]) -> int:
         print(f"no labelled photos in {folder}", file=sys.stderr)
         return 2
     tune, held = split(list(photos))
-    print(f"{len(photos)} photos in {folder}; split seed {SEED}: {len(tune)} tuning, {len(held)} held out")
+    print(
+        f"{len(photos)} photos in {folder}; split seed {SPLIT_SEED}: {len(tune)} tuning, {len(held)} held out"
+    )
     for name, part in (("tuning", tune), ("held-out", held)):
         chosen = part[: args.limit] if args.limit else part
         print(evaluate([photos[n] for n in chosen], args.die_px).line(name), flush=True)

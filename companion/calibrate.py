@@ -62,7 +62,7 @@ def samples_on_castles(
     measured as that castle's colour. Returns the samples and what to tell the players about the rest."""
     import numpy as np
 
-    from vision.calibration import die_body_colour
+    from vision.calibration import die_body_colour, middle_of
 
     notes: list[str] = []
     knights = getattr(result, "knights", None)
@@ -81,7 +81,7 @@ def samples_on_castles(
         # Real dice are the big ones: the finder's stray finds (a pip-like speck of art) are much smaller.
         area = [max(1, (d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in dice]
         dice = [d for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area)]
-        bodies = np.asarray([die_body_colour(image, d.box) for d in dice], np.float64)
+        bodies = np.asarray([die_body_colour(image, middle_of(d.box)) for d in dice], np.float64)
         b, g, r = (float(v) for v in np.median(bodies, axis=0))
         wb = None if white is None else (float(white[0]), float(white[1]), float(white[2]))
         out[colour] = DieSample((b, g, r), wb, len(dice))

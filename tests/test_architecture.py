@@ -46,6 +46,8 @@ def test_import_boundaries(package: str) -> None:
     problems = []
     for path in _sources(package):
         for name in _imports(path):
+            if name in TRAINING_ONLY and str(path.relative_to(ROOT)) in TRAINING_ONLY[name]:
+                continue
             if name in OURS - {package} and name not in ours_allowed:
                 problems.append(f"{path.relative_to(ROOT)} imports {name}")
             elif name in OURS or name in sys.stdlib_module_names or name == "__future__":
@@ -53,6 +55,21 @@ def test_import_boundaries(package: str) -> None:
             elif third_party_allowed is not None and name not in third_party_allowed:
                 problems.append(f"{path.relative_to(ROOT)} imports third-party {name}")
     assert not problems, "\n".join(problems)
+
+
+# Training-only dependencies (the `train` extra) and the one module allowed to import them: nothing the
+# product runs may need PyTorch.
+TRAINING_ONLY = {"torch": {"vision/dice_model/train.py"}}
+
+
+def test_training_dependencies_stay_in_the_training_script() -> None:
+    offenders = []
+    for pkg in OURS:
+        for path in _sources(pkg):
+            rel = str(path.relative_to(ROOT))
+            offenders += [f"{rel} imports {name}" for name in _imports(path) & set(TRAINING_ONLY)
+                          if rel not in TRAINING_ONLY[name]]
+    assert not offenders
 
 
 def test_only_companion_imports_kivy() -> None:

@@ -99,6 +99,15 @@ def lab_distance(references: npt.ArrayLike, sample: npt.ArrayLike) -> npt.NDArra
     return dist
 
 
+def middle_of(box: Box, margin: float = 0.15) -> Box:
+    """The middle of a whole die's box (`margin` of its size off every side): the top face, more or less, from
+    any camera stand; its colour is the die's body colour."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    mx, my = (x1 - x0) * margin, (y1 - y0) * margin
+    ix0, iy0 = round(x0 + mx), round(y0 + my)
+    return (ix0, iy0, max(ix0 + 1, round(x1 - mx)), max(iy0 + 1, round(y1 - my)))
+
+
 def die_body_colour(
     image: npt.NDArray[np.uint8], box: Box, mask: npt.NDArray[np.uint8] | None = None
 ) -> BGR:

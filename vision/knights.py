@@ -3,9 +3,9 @@
 Dice are found by the dice reader (`vision.dice.read_dice`), run once over the union of all knight locations
 (territory and castle polygons from the map reading, grown a little so that a die overhanging a tile edge is
 still found). Each die is then assigned to the location whose polygon contains its centre on the table plane:
-the centre of its box in the image is the top face's, a die's height above the table, so it is mapped through
-the homography of the plane at that height (`plane_at_height`), which puts it over the die's footprint even
-when the camera is tilted 35 degrees. A die whose centre lies in the gap between two
+the centre of its box (the whole die's) in the image lies about half a die's height above the table, so it is
+mapped through the homography of the plane at that height (`plane_at_height`), which puts it over the die's
+footprint even when the camera is tilted 35 degrees. A die whose centre lies in the gap between two
 tiles goes to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the supply next
 to the board, a die in someone's hand) belongs to no location. Its player is its top face's body colour
 classified by the `ColourCalibration` after white balance from the stickers' white; its knights are its pips.
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision.calibration import ColourCalibration, ColourMatch, die_body_colour, white_balance_gains
+from vision.calibration import ColourCalibration, ColourMatch, die_body_colour, middle_of, white_balance_gains
 from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
 
 Image = npt.NDArray[np.uint8]
@@ -270,7 +270,7 @@ def read_knights(
     edge_tolerance: float = 0.2,
     max_occluded: float = 0.15,
     min_in_frame: float = 0.9,
-    die_height_mm: float = DIE_MM,
+    die_height_mm: float = DIE_MM / 2.0,
 ) -> KnightsReading:
     """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
     lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`."""
@@ -300,7 +300,7 @@ def read_knights(
         where = assign_to_locations(centres, locs, image_to_table, edge_tolerance, table_points)
         for die, centre, place in zip(found, centres, where, strict=True):
             box = tuple(int(v) for v in die.box)
-            body = die_body_colour(image, (box[0], box[1], box[2], box[3]))
+            body = die_body_colour(image, middle_of((box[0], box[1], box[2], box[3])))
             match = calibration.match(body, white_bgr)
             value = int(die.value)
             dice.append(

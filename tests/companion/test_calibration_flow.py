@@ -43,19 +43,13 @@ def _frame(knights: Mapping[str, Mapping[Colour, int]], seed: int) -> tuple[Any,
 
 
 def _reader(truth: Any, calibration: Any = None) -> Any:
-    """vision's TableReader whose dice finder returns the rendered dice's top faces."""
+    """vision's TableReader whose dice finder returns the rendered dice (whole-die boxes, as vision.dice)."""
     from types import SimpleNamespace
 
     from vision.pipeline import TableReader
 
     def find(image: Any, region: Any = None, calibration: Any = None, **_kw: Any) -> list[Any]:
-        out = []
-        for d in truth.dice:
-            x0, y0 = d.top_face.min(axis=0)
-            x1, y1 = d.top_face.max(axis=0)
-            box = (int(x0), int(y0), int(x1) + 1, int(y1) + 1)
-            out.append(SimpleNamespace(box=box, value=d.value, confidence=1.0, unsure=False))
-        return out
+        return [SimpleNamespace(box=d.box, value=d.value, confidence=1.0, unsure=False) for d in truth.dice]
 
     return TableReader(hold_frames=1, calibration=calibration, dice_reader=find)
 

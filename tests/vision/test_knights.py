@@ -33,16 +33,16 @@ class TrueDie:
 
 
 def truth_reader(truth: GroundTruth):  # type: ignore[no-untyped-def]
-    """A dice finder that returns the renderer's dice (top-face boxes), for testing everything after it."""
+    """A dice finder that returns the renderer's dice (whole-die boxes, as `vision.dice` reports), for testing
+    everything after it."""
 
     def read(
         image: np.ndarray, region: np.ndarray | None = None, calibration: object = None
     ) -> list[TrueDie]:
         out = []
         for d in truth.dice:
-            x0, y0 = np.floor(d.top_face.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(d.top_face.max(axis=0)).astype(int)
-            cx, cy = int(d.centre[0]), int(d.centre[1])
+            x0, y0, x1, y1 = d.box
+            cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
             if region is not None and not region[cy, cx]:
                 continue
             out.append(TrueDie((int(x0), int(y0), int(x1), int(y1)), d.value))

@@ -76,9 +76,7 @@ class Oracle:
         for d in t.dice:
             if d.hidden:
                 continue
-            x0, y0 = np.floor(d.top_face.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(d.top_face.max(axis=0)).astype(int)
-            out.append(TrueDie((int(x0), int(y0), int(x1), int(y1)), d.value))
+            out.append(TrueDie(d.box, d.value))  # whole-die boxes, as vision.dice reports
         return out
 
     def reader(self, hold: int = 3) -> TableReader:

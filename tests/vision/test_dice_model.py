@@ -1,0 +1,141 @@
+"""vision.dice_model: the split, label loading, augmentation and targets the dice networks are trained on, and
+the shipped networks themselves (present, small, loadable by OpenCV, a missing file a clear error)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import dice
+from vision.dice_model import data
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "real-dice"
+
+
+def test_the_split_is_fixed_disjoint_and_holds_out_30_percent() -> None:
+    names = [f"p{i:03d}.jpg" for i in range(150)]
+    tune, held = data.split(list(reversed(names)))
+    assert (tune, held) == data.split(names)  # order of the input does not matter
+    assert len(held) == 45 and len(tune) == 105
+    assert not set(tune) & set(held) and set(tune) | set(held) == set(names)
+
+
+def test_test_photos_are_labelled_and_load(tmp_path: Path) -> None:
+    photos = data.labelled_photos(DATA)
+    assert len(photos) == 8
+    samples = data.real_samples(sorted(photos)[:2], DATA)
+    for s in samples:
+        assert s.image.ndim == 3 and len(s.boxes) == len(s.values) > 0
+        assert np.all((s.values >= 1) & (s.values <= 6))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "cannot read dice labels"),
+        ('{"dice": [{"value": 7, "box": [0, 0, 10, 10]}]}', "outside 1..6"),
+        ('{"dice": [{"value": 3, "box": [5, 5, 5, 10]}]}', "no area"),
+        ('{"dice": [{"box": [0, 0, 10, 10]}]}', "cannot read dice labels"),
+    ],
+)
+def test_bad_label_files_are_refused_with_the_file_named(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(data.DatasetError, match=message) as info:
+        data.load_label(path)
+    assert "bad.json" in str(info.value)
+
+
+def _square_sample() -> data.Sample:
+    image = np.full((200, 300, 3), 90, np.uint8)
+    cv2.rectangle(image, (40, 60), (79, 99), (255, 255, 255), -1)  # a 40 px "die"
+    return data.Sample(
+        image, np.array([[40, 60, 80, 100]], np.float32), np.array([4]), np.zeros((0, 4), np.float32)
+    )
+
+
+@pytest.mark.parametrize("k", range(4))
+@pytest.mark.parametrize("flip", [False, True])
+def test_turns_and_mirrors_move_the_boxes_with_the_pixels(k: int, flip: bool) -> None:
+    s = data._crop(_square_sample(), 0, 0, 200)
+    moved = data._flip_rotate(s, k, flip)
+    ys, xs = np.nonzero(moved.image[..., 0] > 200)
+    assert moved.boxes.tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
+    assert moved.values.tolist() == [4]
+
+
+def test_augmented_crops_keep_dice_inside_and_scaled_into_range() -> None:
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(30):
+        a = data.augment(_square_sample(), rng, size=128, die_range=(20, 60))
+        assert a.image.shape == (128, 128, 3)
+        for b in a.boxes:
+            side = float(np.mean(b[2:] - b[:2]))
+            assert 19 <= side <= 61
+            inside = np.clip(b, 0, 128)
+            assert np.prod(inside[2:] - inside[:2]) >= 0.6 * np.prod(b[2:] - b[:2]) - 1e-3
+            seen += 1
+    assert seen >= 15  # crops are mostly taken around dice
+
+
+def test_targets_peak_at_each_dies_centre_with_its_value_and_size() -> None:
+    s = data.Sample(
+        np.zeros((64, 64, 3), np.uint8),
+        np.array([[10, 10, 30, 34]], np.float32),
+        np.array([6]),
+        np.array([[40, 40, 60, 60]], np.float32),
+    )
+    t = data.targets(s, (16, 16))
+    cy, cx = 22 / 4, 20 / 4
+    assert t["heat"][0, int(cy), int(cx)] == 1.0 and t["heat"].max() == 1.0
+    assert t["index"].tolist() == [int(cy) * 16 + int(cx)]
+    assert t["value"].tolist() == [5]
+    assert np.allclose(np.exp(t["size"][0]), [20, 24])
+    assert np.allclose(t["offset"][0], [cx - int(cx), cy - int(cy)])
+    assert t["weight"][0, 12, 12] == 0.0 and t["weight"][0, 0, 0] == 1.0  # the ignored die neither way
+
+
+def test_value_crops_hold_each_die_and_some_background() -> None:
+    crops, labels = data.value_crops(_square_sample(), np.random.default_rng(1), negatives=3.0)
+    assert labels[0] == 4 and labels.count(data.NOT_A_DIE) >= 1
+    assert all(c.shape == (dice.CROP_PX, dice.CROP_PX, 3) for c in crops)
+
+
+def test_a_die_crop_is_centred_on_its_box() -> None:
+    image = np.zeros((100, 100, 3), np.uint8)
+    cv2.rectangle(image, (40, 30), (60, 50), (255, 255, 255), -1)
+    crop = dice.die_crop(image, (40, 30, 61, 51))
+    ys, xs = np.nonzero(crop[..., 0] > 128)
+    assert abs((xs.min() + xs.max()) / 2 - (dice.CROP_PX - 1) / 2) <= 1
+    assert abs((ys.min() + ys.max()) / 2 - (dice.CROP_PX - 1) / 2) <= 1
+    assert (xs.max() - xs.min() + 1) == pytest.approx(dice.CROP_PX / dice.CROP_MARGIN, abs=1.5)
+
+
+@pytest.mark.parametrize("path", [dice.MODEL, dice.VALUE_MODEL])
+def test_the_networks_ship_small_and_load_in_opencv(path: Path) -> None:
+    assert path.is_file() and path.stat().st_size < 3 * 1024 * 1024
+    assert cv2.dnn.readNetFromONNX(str(path)) is not None
+    log = path.with_suffix(".log.json")
+    assert json.loads(log.read_text())["args"]["photos"]  # how they were made travels with them
+
+
+def test_the_finder_gives_eleven_maps_at_a_quarter_size() -> None:
+    maps = dice.network_maps(np.zeros((100, 130, 3), np.uint8))
+    assert maps.shape == (data.CHANNELS, 28, 36)  # padded to 112 x 144, a quarter of that
+
+
+def test_a_missing_network_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(dice, "_local", type(dice._local)())
+    monkeypatch.setattr(dice, "MODEL", tmp_path / "gone.onnx")
+    with pytest.raises(dice.DiceModelError, match=r"gone\.onnx"):
+        dice.read_dice(np.zeros((64, 64, 3), np.uint8))
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    monkeypatch.setattr(dice, "MODEL", broken)
+    with pytest.raises(dice.DiceModelError, match=r"broken\.onnx"):
+        dice.read_dice(np.zeros((64, 64, 3), np.uint8))

@@ -1,0 +1,110 @@
+"""Choose the dice reader's decision thresholds (`vision.dice`: DETECT, SURE_DIE, SURE_VALUE, HEAD_WEIGHT) on
+the tuning split only, after training:
+
+    python -m vision.dice_model.tune [--synthetic N]
+
+Both networks run once per image (`vision.dice.candidates`, every candidate down to `CANDIDATE`); the
+thresholds are then swept over the cached scores. Printed per setting: recall, precision, value accuracy,
+the share of matched dice flagged unsure, and the readings that would be silently wrong (not flagged, yet a
+wrong value or no die at all) on the tuning photos and on synthetic tables (seeds the training never saw).
+The chosen values are written into `vision/dice.py` by hand, with the table in docs/dice-model.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import dice
+from vision.dice_model import data
+from vision.tags import DIE_MM
+
+TUNE_SYNTH_SEED = data.SYNTH_SEED_BASE + 50_000  # not among the training tables' seeds
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    found: list[dice.Candidate]
+    truth: list[tuple[tuple[float, ...], int]]
+
+
+def cases_real(folder: Path) -> list[Case]:
+    photos = data.labelled_photos(folder)
+    tune, _held = data.split(list(photos))
+    out = []
+    for name in tune:
+        image = cv2.imread(str(photos[name]), cv2.IMREAD_COLOR)
+        boxes, values = data.load_label(photos[name].with_suffix(".json"))
+        truth = [(tuple(float(v) for v in b), int(v)) for b, v in zip(boxes, values, strict=True)]
+        out.append(Case(dice.candidates(np.asarray(image, np.uint8)), truth))
+    return out
+
+
+def cases_synthetic(count: int) -> list[Case]:
+    from vision.synth import Difficulty, random_spec, render_scene
+
+    out = []
+    kinds = list(Difficulty)
+    for i in range(count):
+        seed = TUNE_SYNTH_SEED + i
+        image, truth = render_scene(random_spec(kinds[i % len(kinds)], seed), seed)
+        shown = [(tuple(float(v) for v in d.box), d.value) for d in truth.dice if not d.hidden]
+        out.append(Case(dice.candidates(image, die_px=truth.px_per_mm * DIE_MM), shown))
+    return out
+
+
+def score(cases: Sequence[Case], detect: float, sure_die: float, sure_value: float, head: float) -> str:
+    labelled = readings = matched = correct = unsure = wrong = extra = 0
+    for case in cases:
+        kept = []
+        for c in case.found:
+            die, values = dice.judge(c.score, c.head, c.crop, head)
+            if die < detect:
+                continue
+            v = int(np.argmax(values)) + 1
+            kept.append((c.box, v, bool(values[v - 1] < sure_value or die < sure_die or c.cut)))
+        pairs = data.match([k[0] for k in kept], [t[0] for t in case.truth])
+        labelled += len(case.truth)
+        readings += len(kept)
+        matched += len(pairs)
+        correct += sum(kept[i][1] == case.truth[j][1] for i, j in pairs)
+        unsure += sum(kept[i][2] for i, _j in pairs)
+        wrong += sum(not kept[i][2] and kept[i][1] != case.truth[j][1] for i, j in pairs)
+        hit = {i for i, _j in pairs}
+        extra += sum(not k[2] for i, k in enumerate(kept) if i not in hit)
+    return (
+        f"recall {matched / max(1, labelled):.3f} precision {matched / max(1, readings):.3f} "
+        f"value {correct / max(1, matched):.3f} unsure {unsure / max(1, matched):.3f} "
+        f"silently wrong {wrong}+{extra}"
+    )
+
+
+def main(argv: Sequence[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--photos", type=Path, default=data.REAL_DICE)
+    ap.add_argument("--synthetic", type=int, default=12)
+    args = ap.parse_args(list(argv))
+    real = cases_real(args.photos)
+    synth = cases_synthetic(args.synthetic)
+    print(f"{len(real)} tuning photos, {len(synth)} synthetic tables")
+    grid = itertools.product((0.2, 0.3, 0.4, 0.5), (0.5, 0.6), (0.7, 0.8, 0.9), (0.0, 0.5, 1.0))
+    for detect, sure_die, sure_value, head in grid:
+        if sure_die < detect:
+            continue
+        print(
+            f"DETECT {detect:.2f} SURE_DIE {sure_die:.2f} SURE_VALUE {sure_value:.2f} HEAD {head:.1f} | "
+            f"real: {score(real, detect, sure_die, sure_value, head)} | "
+            f"synthetic: {score(synth, detect, sure_die, sure_value, head)}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
