@@ -1,17 +1,21 @@
 """Dice on the table: where each die is, its top face's value 1..6, and how sure we are.
 
-A small convolutional network (`vision/models/dicenet.onnx`, run by OpenCV's DNN module on the CPU) looks at
-the image at a scale where a die is about `TARGET_DIE_PX` across and gives, for every cell of a grid a quarter
-of the image's size, how likely a die's centre lies there, the top face's value (six scores), the die's box
-size and the centre's exact place in the cell. Local maxima of the centre score are dice. It was trained by
-`python -m vision.dice_model.train` on the tuning part of the real labelled photographs and on seeded
-synthetic tables (docs/dice-model.md), so it learnt what rules of thumb could not: glossy and marbled
-bodies, glare, side faces whose pips must not count, dice touching.
+Two kinds of small convolutional network, run by OpenCV's DNN module on the CPU from `vision/models/`:
 
-Boxes are whole dice, as the real photographs are labelled. A die is `unsure` when the network's best value
-is not clearly ahead of the others, or the die itself is doubtful: the app then asks the players rather than
-guess. `calibration` (anything with `nearest(bgr, white_bgr)`) names each die's player from its top face's
-body colour. Figures on real photographs: `bench/dice_real.py`.
+1. The *finder* (`dicenet.onnx`) looks at the image scaled so a die is about `TARGET_DIE_PX` across and gives,
+   for every cell of a grid a quarter of that size, how likely a die's centre lies there, a value guess, the
+   die's box size and the centre's place in the cell. Local maxima of the centre score are candidates.
+2. The *value networks* (`dicevalue*.onnx`, they vote) see each candidate's crop at the image's own
+   resolution and say "not a die" or the top face's value, counting only the top face's pips.
+
+`judge` combines them. Both were trained by `python -m vision.dice_model.train` on the tuning part of the
+real labelled photographs and on seeded synthetic tables and close-ups (docs/dice-model.md), so they learnt
+what rules of thumb could not: glossy and marbled bodies, glare, side faces, dice touching.
+
+Boxes are whole dice, as the real photographs are labelled. A die is `unsure` when the best value is not
+clearly ahead, the die itself is doubtful, or the region's edge cuts it: the app then asks the players rather
+than guess. `calibration` (anything with `nearest(bgr, white_bgr)`) names each die's player from its top
+face's body colour. Figures on real photographs: `bench/dice_real.py`.
 """
 
 from __future__ import annotations
@@ -38,10 +42,17 @@ Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
 
 MODEL = Path(__file__).resolve().parent / "models" / "dicenet.onnx"
-VALUE_MODEL = MODEL.with_name("dicevalue.onnx")
+
+
+def value_model_name(member: int) -> str:
+    """The file of the value networks' `member` (1, 2, ...): they are trained alike with different seeds."""
+    return "dicevalue.onnx" if member == 1 else f"dicevalue{member}.onnx"
+
+
+VALUE_MODELS = tuple(MODEL.with_name(value_model_name(k)) for k in (1, 2))
 STRIDE = 4  # the network's output grid is a quarter of its input
 MIN_SIDE_PX = 10  # smaller images cannot hold a die
-TARGET_DIE_PX = 36.0  # whole-die size the network reads best (the middle of its 18..72 px training range)
+TARGET_DIE_PX = 30.0  # whole-die size the finder works at (trained on 18..72 px; smaller is faster)
 WHOLE_OVER_FACE = 1.2  # a whole die's box over its top face's side, seen from a camera stand
 MAX_UNHINTED_SIDE = 1920  # without a size hint, larger images are read at this long side
 CANDIDATE = 0.15  # the finder's centre scores below this are not even looked at
@@ -168,14 +179,19 @@ def _net(path: Path) -> Any:
 
 
 def value_scores(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
-    """The value network on die crops (`die_crop`): N x 7 probabilities, not a die then values 1..6."""
+    """The value networks on die crops (`die_crop`), their votes averaged: N x 7 probabilities, not a die then
+    values 1..6."""
     if not crops:
         return np.zeros((0, 7), np.float32)
-    net = _net(VALUE_MODEL)
-    net.setInput(cv2.dnn.blobFromImages(list(crops), 1.0 / 255.0))
-    logits = np.asarray(net.forward(), np.float64).reshape(len(crops), 7)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    out: npt.NDArray[np.float32] = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    blob = cv2.dnn.blobFromImages(list(crops), 1.0 / 255.0)
+    total = np.zeros((len(crops), 7), np.float64)
+    for path in VALUE_MODELS:
+        net = _net(path)
+        net.setInput(blob)
+        logits = np.asarray(net.forward(), np.float64).reshape(len(crops), 7)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        total += e / e.sum(axis=1, keepdims=True)
+    out: npt.NDArray[np.float32] = (total / len(VALUE_MODELS)).astype(np.float32)
     return out
 
 
@@ -295,20 +311,23 @@ class Candidate:
     cut: bool
 
 
-def candidates(image: Image, region: object = None, *, die_px: float | None = None) -> list[Candidate]:
-    """Both networks' view of every possible die in `image` (see `read_dice` for the arguments)."""
+def candidates(
+    image: Image, region: object = None, *, die_px: float | None = None, read_values: bool = True
+) -> list[Candidate]:
+    """Both networks' view of every possible die in `image` (see `read_dice` for the arguments); without
+    `read_values`, the finder's alone (crop scores left at zero: training mines the finder's false alarms)."""
     img = _check_image(image)
     mask = _region_mask(img.shape, region)
     h, w = img.shape[:2]
     scale = _scale_for(img.shape, die_px, mask)
     ox, oy, ex, ey = 0, 0, w, h
     if mask is not None:
-        if not mask.any():
+        bx, by, bw, bh = cv2.boundingRect(mask)
+        if bw == 0 or bh == 0:
             return []
-        ys, xs = np.nonzero(mask)
         pad = int(TARGET_DIE_PX / scale)  # context around the region's edge
-        ox, oy = max(0, int(xs.min()) - pad), max(0, int(ys.min()) - pad)
-        ex, ey = min(w, int(xs.max()) + pad + 1), min(h, int(ys.max()) + pad + 1)
+        ox, oy = max(0, bx - pad), max(0, by - pad)
+        ex, ey = min(w, bx + bw + pad), min(h, by + bh + pad)
     view = np.ascontiguousarray(img[oy:ey, ox:ex])
     if abs(scale - 1.0) > 0.02:
         size = (max(16, round(view.shape[1] * scale)), max(16, round(view.shape[0] * scale)))
@@ -325,7 +344,8 @@ def candidates(image: Image, region: object = None, *, die_px: float | None = No
         if mask is None or mask[cy, cx]:
             kept.append((f, box))
     # Found at the finder's scale, read at the image's own: pips need every pixel the camera gives.
-    probs = looked_at_twice([die_crop(img, box) for _f, box in kept])
+    crops = [die_crop(img, box) for _f, box in kept] if read_values else []
+    probs = looked_at_twice(crops) if read_values else np.zeros((len(kept), 7), np.float32)
     out: list[Candidate] = []
     for (f, box), p7 in zip(kept, probs, strict=True):
         x0, y0 = max(0, round(box[0])), max(0, round(box[1]))

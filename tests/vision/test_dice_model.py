@@ -116,7 +116,7 @@ def test_a_die_crop_is_centred_on_its_box() -> None:
     assert (xs.max() - xs.min() + 1) == pytest.approx(dice.CROP_PX / dice.CROP_MARGIN, abs=1.5)
 
 
-@pytest.mark.parametrize("path", [dice.MODEL, dice.VALUE_MODEL])
+@pytest.mark.parametrize("path", [dice.MODEL, *dice.VALUE_MODELS])
 def test_the_networks_ship_small_and_load_in_opencv(path: Path) -> None:
     assert path.is_file() and path.stat().st_size < 3 * 1024 * 1024
     assert cv2.dnn.readNetFromONNX(str(path)) is not None

@@ -23,11 +23,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vision.dice import CROP_PX, WHOLE_OVER_FACE, candidates
+from vision.dice import CROP_PX, WHOLE_OVER_FACE, candidates, value_model_name
 from vision.dice_model import data
 
 OUT = Path(__file__).resolve().parents[1] / "models" / "dicenet.onnx"
-VALUE_OUT = OUT.with_name("dicevalue.onnx")
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
@@ -145,7 +144,7 @@ def with_finders_false_alarms(sample: data.Sample) -> data.Sample:
         else 0
     )
     die_px = side / WHOLE_OVER_FACE if side else None
-    found = [c.box for c in candidates(sample.image, die_px=die_px)]
+    found = [c.box for c in candidates(sample.image, die_px=die_px, read_values=False)]
     return data.with_hard_negatives(sample, found)
 
 
@@ -238,6 +237,8 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--only", choices=("detector", "values"), help="train one of the two networks")
     ap.add_argument("--steps", type=int, default=3000, help="detector steps")
     ap.add_argument("--value-steps", type=int, default=5000)
+    ap.add_argument("--value-nets", type=int, default=2, help="value networks to train (they vote)")
+    ap.add_argument("--value-net", type=int, default=0, help="train only this one (1..N)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--value-batch", type=int, default=128)
     ap.add_argument("--crop", type=int, default=256)
@@ -263,7 +264,6 @@ def main(argv: Sequence[str]) -> int:
         f"{len(closeups)} close-ups in {time.perf_counter() - t0:.0f} s",
         flush=True,
     )
-    value_out = args.out.with_name(VALUE_OUT.name)
     about = {"args": {k: str(v) for k, v in vars(args).items()}, "torch": torch.__version__}
     if args.only in (None, "detector"):
         mix = data.Mixture(((0.55, tuple(real)), (0.3, tuple(tables)), (0.15, tuple(closeups))))
@@ -281,11 +281,17 @@ def main(argv: Sequence[str]) -> int:
             f"{sum(len(s.hard) for s in tables)} on the tables ({time.perf_counter() - t0:.0f} s)",
             flush=True,
         )
-        torch.manual_seed(args.seed)
         mix = data.Mixture(((0.65, tuple(real)), (0.25, tuple(tables)), (0.1, tuple(closeups))))
-        log = train_values(mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed, out=value_out)
-        value_out.with_suffix(".log.json").write_text(json.dumps({**about, "log": log}, indent=1))
-        print(f"wrote {value_out} ({value_out.stat().st_size / 1024:.0f} KiB)")
+        wanted = [args.value_net] if args.value_net else list(range(1, args.value_nets + 1))
+        for k in wanted:
+            # Members differ only in their seeds; together they vote (vision.dice averages their scores).
+            out = args.out.with_name(value_model_name(k))
+            torch.manual_seed(args.seed + k - 1)
+            log = train_values(
+                mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed + 100 * (k - 1), out=out
+            )
+            out.with_suffix(".log.json").write_text(json.dumps({**about, "member": k, "log": log}, indent=1))
+            print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
