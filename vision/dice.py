@@ -248,7 +248,8 @@ def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return out
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two boxes (x0, y0, x1, y1)."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
     inter = ix * iy
@@ -280,7 +281,7 @@ def decode(maps: npt.NDArray[np.float32], detect: float = CANDIDATE) -> list[_Fo
         ox, oy = (float(v) for v in _sigmoid(maps[9:11, y, x]))
         cx, cy = (x + ox) * STRIDE, (y + oy) * STRIDE
         box = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
-        if any(_iou(box, f.box) > 0.5 for f in found):
+        if any(iou(box, f.box) > 0.5 for f in found):
             continue
         found.append(_Found(box, float(heat[y, x]), probs))
     return found

@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.dice import die_crop, iou
+
 Image = npt.NDArray[np.uint8]
 Boxes = npt.NDArray[np.float32]  # Nx4
 
@@ -52,14 +54,6 @@ def split(names: Sequence[str]) -> tuple[list[str], list[str]]:
     np.random.default_rng(SPLIT_SEED).shuffle(order)
     cut = len(order) - round(len(order) * HELD_OUT)
     return order[:cut], order[cut:]
-
-
-def iou(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def match(found: Sequence[Sequence[float]], truth: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
@@ -321,14 +315,7 @@ NOT_A_DIE = 0  # the value network's class for a crop that holds no die (classes
 
 
 def _overlaps(box: npt.NDArray[np.float64], others: Boxes, limit: float) -> bool:
-    for o in others:
-        ix = max(0.0, min(box[2], o[2]) - max(box[0], o[0]))
-        iy = max(0.0, min(box[3], o[3]) - max(box[1], o[1]))
-        inter = ix * iy
-        union = (box[2] - box[0]) * (box[3] - box[1]) + (o[2] - o[0]) * (o[3] - o[1]) - inter
-        if union > 0 and inter / union > limit:
-            return True
-    return False
+    return any(iou(box.tolist(), o.tolist()) > limit for o in others)
 
 
 def with_hard_negatives(sample: Sample, found: Sequence[Sequence[float]]) -> Sample:
@@ -350,8 +337,6 @@ def value_crops(
     """One jittered crop per die (class = its value), plus about `negatives` crops per die of things that are
     not a die (class `NOT_A_DIE`): die-sized views of the background, views half a die off a real one, and
     half of the sample's hard negatives (the finder's false alarms)."""
-    from vision.dice import die_crop
-
     crops: list[Image] = []
     labels: list[int] = []
     h, w = sample.image.shape[:2]
