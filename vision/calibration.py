@@ -114,9 +114,17 @@ def die_body_colour(
     """Median body colour of the die face in `box` (x0, y0, x1, y1), pips and glare excluded.
 
     The inner 70% of the box is used (edges mix with the tile or the die's sides); glare (clipped pixels) is
-    left out and the pips are told from the body by `_body_pixels`. `mask` (same size as the image, non-zero =
+    left out and the pips are told from the body by `_split_face`. `mask` (same size as the image, non-zero =
     die) narrows the sample further when the finder has one.
     """
+    return die_face_colours(image, box, mask)[0]
+
+
+def die_face_colours(
+    image: npt.NDArray[np.uint8], box: Box, mask: npt.NDArray[np.uint8] | None = None
+) -> tuple[BGR, BGR | None]:
+    """(body, pips) median colours of the die face in `box`, as `die_body_colour` tells them apart; pips None
+    when the patch is one flat colour."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError(f"expected a BGR image, got an array of shape {image.shape!r}")
     h, w = image.shape[:2]
@@ -133,12 +141,17 @@ def die_body_colour(
     unclipped = keep & (patch.max(axis=2) < 250.0)
     if int(np.count_nonzero(unclipped)) >= max(4, int(np.count_nonzero(keep)) // 5):
         keep = unclipped
-    body = _body_pixels(patch, keep)
+    body, other = _split_face(patch, keep)
     b, g, r = (float(v) for v in np.median(body, axis=0))
-    return (b, g, r)
+    if other is None or len(other) == 0:
+        return (b, g, r), None
+    ob, og, orr = (float(v) for v in np.median(other, axis=0))
+    return (b, g, r), (ob, og, orr)
 
 
-def _body_pixels(patch: npt.NDArray[np.float32], keep: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
+def _split_face(
+    patch: npt.NDArray[np.float32], keep: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
     """Split the middle of a die face (HxWx3) into body and pips by lightness (Otsu); the body's pixels.
 
     The body is the group along the middle of the patch's sides: the patch stops short of the face's edges and
@@ -146,17 +159,17 @@ def _body_pixels(patch: npt.NDArray[np.float32], keep: npt.NDArray[np.bool_]) ->
     """
     pixels: npt.NDArray[np.float32] = patch[keep]
     if len(pixels) < 8:
-        return patch.reshape(-1, 3)
+        return patch.reshape(-1, 3), None
     lightness = np.clip(patch.mean(axis=2), 0, 255).astype(np.uint8)
     values = lightness[keep]
     if int(values.max()) - int(values.min()) < 40:
-        return pixels
+        return pixels, None
     cut, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     is_dark = lightness <= cut
     dark: npt.NDArray[np.float32] = patch[keep & is_dark]
     light: npt.NDArray[np.float32] = patch[keep & ~is_dark]
     if min(len(dark), len(light)) < 0.08 * len(pixels):
-        return dark if len(dark) > len(light) else light
+        return (dark, None) if len(dark) > len(light) else (light, None)
 
     # The middle 40% of each side: a turned die's box has its corners outside the face.
     hh, ww = keep.shape
@@ -168,8 +181,8 @@ def _body_pixels(patch: npt.NDArray[np.float32], keep: npt.NDArray[np.bool_]) ->
     dark_on_border = int(np.count_nonzero(border & is_dark))
     light_on_border = int(np.count_nonzero(border & ~is_dark))
     if dark_on_border != light_on_border:
-        return dark if dark_on_border > light_on_border else light
-    return dark if len(dark) > len(light) else light
+        return (dark, light) if dark_on_border > light_on_border else (light, dark)
+    return (dark, light) if len(dark) > len(light) else (light, dark)
 
 
 @dataclass(frozen=True, slots=True)

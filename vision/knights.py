@@ -28,7 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision.calibration import ColourCalibration, ColourMatch, die_body_colour, middle_of, white_balance_gains
+from vision.calibration import (
+    ColourCalibration,
+    ColourMatch,
+    die_face_colours,
+    middle_of,
+    white_balance_gains,
+)
 from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
 
 Image = npt.NDArray[np.uint8]
@@ -54,6 +60,7 @@ class DieLike(Protocol):
 
 
 DiceReader = Callable[..., Sequence[Any]]
+PIP_COLOURS = frozenset({Colour.WHITE, Colour.BLACK})  # the colours dice pips come in
 
 
 def default_dice_reader() -> DiceReader:
@@ -300,8 +307,14 @@ def read_knights(
         where = assign_to_locations(centres, locs, image_to_table, edge_tolerance, table_points)
         for die, centre, place in zip(found, centres, where, strict=True):
             box = tuple(int(v) for v in die.box)
-            body = die_body_colour(image, middle_of((box[0], box[1], box[2], box[3])))
+            body, pips = die_face_colours(image, middle_of((box[0], box[1], box[2], box[3])))
             match = calibration.match(body, white_bgr)
+            if pips is not None and (not match.accepted or match.colour in PIP_COLOURS):
+                # Pips are white or black; a turned die can fool the body-or-pips split, so a coloured group
+                # next to a white or black one is the body.
+                other = calibration.match(pips, white_bgr)
+                if other.accepted and other.colour not in PIP_COLOURS:
+                    match = other
             value = int(die.value)
             dice.append(
                 DieOnTable(
