@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 
 from vision.pipeline import TableReader, align_tiles  # noqa: E402
 from vision.qr import Backend  # noqa: E402
-from vision.synth import RES_4K, RES_1080P, Difficulty, GroundTruth, random_spec, render_scene  # noqa: E402
+from vision.synth import RES_4K, RES_1080P, Difficulty, GroundTruth, TrueDie, random_spec, render_scene  # noqa: E402
 
 SIZES = {"1080p": RES_1080P, "4k": RES_4K}
 
@@ -60,14 +60,6 @@ class Tally:
         self.occluded += other.occluded
         self.occluded_flagged += other.occluded_flagged
         self.errors += other.errors
-
-
-@dataclass(frozen=True)
-class TrueDie:
-    box: tuple[int, int, int, int]
-    value: int
-    confidence: float = 1.0
-    unsure: bool = False
 
 
 def truth_dice(truth: GroundTruth) -> Callable[..., list[TrueDie]]:

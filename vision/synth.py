@@ -150,6 +150,17 @@ class DieTruth:
 
 
 @dataclass(frozen=True, slots=True)
+class TrueDie:
+    """A rendered die as the dice reader reports one (`vision.dice.DieReading`'s box, value, confidence,
+    unsure): what tests and benchmarks hand the knights reader in place of the real dice reader."""
+
+    box: tuple[int, int, int, int]  # whole die, as `DieTruth.box`
+    value: int
+    confidence: float = 1.0
+    unsure: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TagTruth:
     payload: str
     component: str

@@ -8,7 +8,6 @@ sums are tested alone, under warm/cool light, glare and tilt), and end to end wi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -18,18 +17,10 @@ from engine.colours import Colour
 from engine.hexgrid import Hex
 from vision.calibration import default_calibration, sticker_white
 from vision.knights import assign_to_locations, occluder_mask, read_knights
-from vision.synth import Difficulty, GroundTruth, SceneSpec, random_spec, render_scene
+from vision.synth import Difficulty, GroundTruth, SceneSpec, TrueDie, random_spec, render_scene
 
 RED, BLUE, YELLOW, GREEN = Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN
 WHITE, BLACK = Colour.WHITE, Colour.BLACK
-
-
-@dataclass(frozen=True)
-class TrueDie:
-    box: tuple[int, int, int, int]
-    value: int
-    confidence: float = 1.0
-    unsure: bool = False
 
 
 def truth_reader(truth: GroundTruth):  # type: ignore[no-untyped-def]

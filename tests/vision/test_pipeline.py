@@ -7,7 +7,6 @@ about what the pipeline does with their output; `test_real_readers_*` runs the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from engine.colours import Colour
 from engine.hexgrid import Hex
 from vision.pipeline import MapView, TableReader, align_tiles
 from vision.sources import Status
-from vision.synth import GroundTruth, SceneSpec, render_scene
+from vision.synth import GroundTruth, SceneSpec, TrueDie, render_scene
 
 RED, BLUE = Colour.RED, Colour.BLUE
 
@@ -26,14 +25,6 @@ LAYOUT = {
 }
 BEFORE = {"K1": {RED: 8}, "K2": {BLUE: 5}, "T01": {RED: 2}, "T05": {BLUE: 1}}
 AFTER = {"K1": {RED: 5}, "K2": {BLUE: 5}, "T01": {RED: 2}, "T02": {RED: 3}, "T05": {BLUE: 1}}
-
-
-@dataclass(frozen=True)
-class TrueDie:
-    box: tuple[int, int, int, int]
-    value: int
-    confidence: float = 1.0
-    unsure: bool = False
 
 
 class Oracle:

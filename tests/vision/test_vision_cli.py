@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -14,18 +13,10 @@ import pytest
 from engine.colours import Colour
 from engine.hexgrid import Hex
 from vision.cli import main
-from vision.synth import GroundTruth, SceneSpec, render_scene
+from vision.synth import GroundTruth, SceneSpec, TrueDie, render_scene
 
 LAYOUT = {Hex(0, 0): "T01", Hex(1, 0): "T02", Hex(0, 1): "K1", Hex(-1, 1): "T03"}
 KNIGHTS = {"K1": {Colour.RED: 7}, "T01": {Colour.RED: 2}, "T02": {Colour.BLUE: 4}}
-
-
-@dataclass(frozen=True)
-class TrueDie:
-    box: tuple[int, int, int, int]
-    value: int
-    confidence: float = 1.0
-    unsure: bool = False
 
 
 @pytest.fixture(scope="module")
