@@ -1,17 +1,30 @@
-"""Benchmark the table reader on seeded synthetic frames: speed and exactness per difficulty, size, decoder.
+"""Benchmark the table reader on seeded synthetic frames: speed and exactness per difficulty, size, decoder;
+then camera streams (a table at rest, moves made under a hand) read frame after frame.
 
-    python bench/vision.py            # 3 difficulties x 2 sizes x 36 frames = 216 frames, both decoders
-    python bench/vision.py --quick    # 3 x 2 x 4 frames, a smoke run
+    python bench/vision.py            # 3 difficulties x 2 sizes x 36 frames = 216 frames, both decoders,
+                                      # then 2 streams of 129 frames per easy/medium and size
+    python bench/vision.py --quick    # 3 x 2 x 4 frames, a smoke run (streams as --streams says)
 
-Each frame is a different random table (`vision.synth.random_spec(difficulty, seed)`), read by a fresh
-`TableReader` with a hold of 1 (single frames: the figures are per-frame accuracy, before any stabilisation).
-Printed per (difficulty, size, decoder): p50 / p95 milliseconds per frame on 2 OpenCV threads (and the p50 of
-the map reading alone, `read_map`, which is most of it); the share of
-frames whose map is exactly right (every tile on its hex, up to the lattice's shift and turn); the share of
-knight locations (territories and castles) read exactly right, counting a location the reader calls unsure
-as wrong and leaving out locations under a rendered hand (reported apart: how many of those were flagged
-occluded). Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and
-medium.
+Single frames. Each is a different random table (`vision.synth.random_spec(difficulty, seed)`), read by a
+fresh `TableReader` with a hold of 1 (the figures are per-frame, before any stabilisation, and every frame is
+read whole: the reader has no earlier frame to build on). Printed per (difficulty, size, decoder): p50 / p95
+milliseconds per frame on 2 OpenCV threads (and the p50 of the map reading alone, `read_map`); the share of
+frames whose map is exactly right (every tile on its hex, named, up to the lattice's shift and turn), read from
+the frame alone and `+ set-up`: with the reading of the same table at set-up (tiles laid, no knights yet, other
+light) as the previous reading, as the app always has it, so a tile whose two codes a die hides now keeps its
+id; the share of knight locations (territories and castles) read exactly right, counting a location the reader
+calls unsure as wrong and leaving out locations under a rendered hand (reported apart: how many of those were
+flagged occluded).
+
+Streams. A table with its light, glare and table top fixed (`SceneSpec.steady_seed`: only sensor noise
+changes between frames), read by one `TableReader` (hold 5) frame after frame: still frames, then per move a
+few frames with a hand over the table while one location's knights change, and still frames again. Printed:
+p50 / p95 ms per frame, the share of frames read whole, read at the changed locations only, or not read (the
+table looked as before: `vision.pipeline.Reread`), the share of checks (the end of every still spell) whose
+stable reading is exactly the table, and how many frames' stable reading showed some location as neither
+before nor after the move under way ("half-made"; must be 0).
+
+Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and medium.
 """
 
 from __future__ import annotations
@@ -20,6 +33,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +45,20 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.pipeline import TableReader, align_tiles  # noqa: E402
+from engine.colours import Colour  # noqa: E402
+from vision.mapreader import read_map  # noqa: E402
+from vision.pipeline import Reread, TableReader, align_tiles  # noqa: E402
 from vision.qr import Backend  # noqa: E402
-from vision.synth import RES_4K, RES_1080P, Difficulty, GroundTruth, TrueDie, random_spec, render_scene  # noqa: E402
+from vision.synth import (  # noqa: E402
+    RES_4K,
+    RES_1080P,
+    Difficulty,
+    GroundTruth,
+    SceneSpec,
+    TrueDie,
+    random_spec,
+    render_scene,
+)
 
 SIZES = {"1080p": RES_1080P, "4k": RES_4K}
 
@@ -44,6 +69,7 @@ class Tally:
     map_ms: list[float] = field(default_factory=list)
     frames: int = 0
     map_right: int = 0
+    map_setup_right: int = 0
     locations: int = 0
     knights_right: int = 0
     occluded: int = 0
@@ -55,6 +81,7 @@ class Tally:
         self.map_ms += other.map_ms
         self.frames += other.frames
         self.map_right += other.map_right
+        self.map_setup_right += other.map_setup_right
         self.locations += other.locations
         self.knights_right += other.knights_right
         self.occluded += other.occluded
@@ -70,6 +97,14 @@ def truth_dice(truth: GroundTruth) -> Callable[..., list[TrueDie]]:
         return [TrueDie(tuple(int(v) for v in d.box), d.value) for d in truth.dice if not d.hidden]
 
     return read
+
+
+def map_after_setup(setup: np.ndarray, image: np.ndarray, truth: GroundTruth, backend: Backend) -> bool:
+    """The map of `image` read as the app reads it: having seen the table at set-up (no knights yet, other
+    light), so a tile whose codes a die hides now keeps its id (`inferred`)."""
+    first = read_map(setup, backend=backend)
+    now = read_map(image, backend=backend, previous=first)
+    return align_tiles(dict(now.tiles), truth.tiles) == truth.tiles
 
 
 def score(reader: TableReader, image: np.ndarray, truth: GroundTruth, tally: Tally, label: str) -> None:
@@ -103,6 +138,89 @@ def score(reader: TableReader, image: np.ndarray, truth: GroundTruth, tally: Tal
             tally.errors.append(f"{label}: {loc} {why}, truth {want}")
 
 
+@dataclass
+class StreamTally:
+    ms: list[float] = field(default_factory=list)
+    reread: Counter[Reread] = field(default_factory=Counter)
+    checks: int = 0
+    checks_right: int = 0
+    half_made: int = 0  # frames whose stable reading showed a location neither as before nor as after a move
+    errors: list[str] = field(default_factory=list)
+
+
+def stream_states(spec: SceneSpec, seed: int, moves: int) -> list[dict[str, dict[Colour, int]]]:
+    """The knights after each of `moves` moves: one territory's die turned to another value, or a castle's
+    garrison grown or shrunk by a few knights (seeded)."""
+    rng = np.random.default_rng(seed)
+    knights = {k: dict(v) for k, v in spec.knights.items()}
+    out = [knights]
+    for _ in range(moves):
+        knights = {k: dict(v) for k, v in knights.items()}
+        loc = sorted(knights)[int(rng.integers(0, len(knights)))]
+        colour = sorted(knights[loc], key=lambda c: c.value)[0]
+        n = knights[loc][colour]
+        most = 6 if loc.startswith("T") else 20
+        knights[loc][colour] = int(rng.choice([v for v in range(1, most + 1) if v != n]))
+        out.append(knights)
+    return out
+
+
+def run_stream(
+    diff: Difficulty, size: str, seed: int, tally: StreamTally, *, moves: int, still: int, hand: int
+) -> None:
+    """A camera on a table at rest: `still` frames, then per move `hand` frames with a hand over the table
+    while the move is made, and `still` frames again; light, glare and table stay put (`steady_seed`), only
+    sensor noise changes. Checks the stable reading at the end of every still spell, and that no frame's
+    stable reading shows a location as neither before nor after the move under way."""
+    spec = random_spec(diff, seed, resolution=SIZES[size]).with_(steady_seed=seed, layout_seed=seed)
+    states = stream_states(spec, seed, moves)
+    reader = TableReader()
+    frame = 0
+    for m, knights in enumerate(states):
+        before = states[m - 1] if m else knights
+        plan = ([spec.with_(knights=before, occluders=1)] * hand if m else []) + [
+            spec.with_(knights=knights, occluders=0)
+        ] * still
+        for k, scene in enumerate(plan):
+            image, truth = render_scene(scene, seed * 1000 + frame)
+            frame += 1
+            t0 = time.perf_counter()
+            result = reader.read(image)
+            tally.ms.append((time.perf_counter() - t0) * 1000.0)
+            tally.reread[result.reread] += 1
+            stable = result.reading
+            for loc in sorted(t for t in truth.tiles.values() if m and t[0] in "TK"):
+                got = dict(stable.knights_at(loc))
+                if got not in (before.get(loc, {}), knights.get(loc, {})):
+                    tally.half_made += 1
+                    if len(tally.errors) < 8:
+                        tally.errors.append(f"{diff.value}/{size} seed {seed} frame {frame}: {loc} {got}")
+                    break
+            if k == len(plan) - 1:
+                tally.checks += 1
+                tiles = align_tiles(dict(stable.tiles), truth.tiles)
+                wrong = sorted(
+                    loc for loc in truth.tiles.values()
+                    if loc[0] in "TK" and dict(stable.knights_at(loc)) != truth.knights.get(loc, {})
+                )
+                if tiles == truth.tiles and not wrong:
+                    tally.checks_right += 1
+                elif len(tally.errors) < 8:
+                    tally.errors.append(
+                        f"{diff.value}/{size} seed {seed} after move {m}: wrong {wrong}, "
+                        f"map ok {tiles == truth.tiles}"
+                    )
+
+
+def stream_row(name: str, t: StreamTally) -> str:
+    p50 = statistics.median(t.ms) if t.ms else float("nan")
+    p95 = float(np.percentile(t.ms, 95)) if t.ms else float("nan")
+    n = max(1, sum(t.reread.values()))
+    kinds = " ".join(f"{100.0 * t.reread[r] / n:5.1f}%" for r in Reread)
+    return (f"{name:<20} {len(t.ms):>6} {p50:>8.1f} {p95:>8.1f} {kinds}  {pct(t.checks_right, t.checks):>9} "
+            f"{t.checks:>6} {t.half_made:>9}")
+
+
 def pct(n: int, d: int) -> str:
     return "   n/a" if d == 0 else f"{100.0 * n / d:6.2f}%"
 
@@ -112,7 +230,7 @@ def row(name: str, t: Tally) -> str:
     p95 = float(np.percentile(t.ms, 95)) if t.ms else float("nan")
     map50 = statistics.median(t.map_ms) if t.map_ms else float("nan")
     return (f"{name:<28} {t.frames:>6} {p50:>8.1f} {p95:>8.1f} {map50:>8.1f} {pct(t.map_right, t.frames):>9} "
-            f"{pct(t.knights_right, t.locations):>9} {t.locations:>6} "
+            f"{pct(t.map_setup_right, t.frames):>9} {pct(t.knights_right, t.locations):>9} {t.locations:>6} "
             f"{t.occluded_flagged:>4}/{t.occluded:<4}")
 
 
@@ -128,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--errors", action="store_true", help="print the first misreadings per group")
     p.add_argument("--dice", choices=("network", "truth"), default="network",
                    help="dice finder: vision.dice (default) or the renderer's truth (isolates the rest)")
+    p.add_argument("--streams", type=int, default=2, help="camera streams per difficulty and size (0: none)")
+    p.add_argument("--moves", type=int, default=3, help="moves per stream")
+    p.add_argument("--still", type=int, default=30, help="still frames after each move")
+    p.add_argument("--hand", type=int, default=3, help="frames with a hand over the table per move")
     args = p.parse_args(argv)
     n = 4 if args.quick else args.frames
     cv2.setNumThreads(args.threads)
@@ -144,17 +266,20 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [Difficulty(d.strip().lower()) for d in args.difficulties.split(",") if d.strip()]
     print(f"bench/vision.py: {len(chosen) * len(sizes) * n} frames ({n} per difficulty and size), "
           f"{args.threads} OpenCV threads, seeds {args.seed}..{args.seed + n - 1}, dice finder: {args.dice}")
-    frames: dict[tuple[Difficulty, str], list[tuple[np.ndarray, GroundTruth]]] = {}
+    frames: dict[tuple[Difficulty, str], list[tuple[np.ndarray, GroundTruth, np.ndarray]]] = {}
     t0 = time.perf_counter()
     for diff in chosen:
         for size in sizes:
-            frames[diff, size] = [
-                render_scene(random_spec(diff, args.seed + i, resolution=SIZES[size]), args.seed + i)
-                for i in range(n)
-            ]
+            frames[diff, size] = []
+            for i in range(n):
+                spec = random_spec(diff, args.seed + i, resolution=SIZES[size])
+                image, truth = render_scene(spec, args.seed + i)
+                # the same table at set-up: tiles laid, no knights, no hands, another frame's light
+                setup, _ = render_scene(spec.with_(knights={}, occluders=0), args.seed + i + 50_000)
+                frames[diff, size].append((image, truth, setup))
     print(f"rendered in {time.perf_counter() - t0:.1f} s\n")
     header = (f"{'difficulty / size / decoder':<28} {'frames':>6} {'p50 ms':>8} {'p95 ms':>8} {'map p50':>8} "
-              f"{'map ok':>9} "
+              f"{'map ok':>9} {'+ set-up':>9} "
               f"{'knights':>9} {'locs':>6} {'hand flagged'}")
     print(header)
     print("-" * len(header))
@@ -164,21 +289,50 @@ def main(argv: list[str] | None = None) -> int:
         for size in sizes:
             for diff in chosen:
                 tally = Tally()
-                for i, (image, truth) in enumerate(frames[diff, size]):
+                for i, (image, truth, setup) in enumerate(frames[diff, size]):
                     dice = truth_dice(truth) if args.dice == "truth" else None
                     reader = TableReader(hold_frames=1, backend=backends[dec], dice_reader=dice)
                     score(reader, image, truth, tally, f"{diff.value}/{size}/{dec} seed {args.seed + i}")
+                    tally.map_setup_right += map_after_setup(setup, image, truth, backends[dec])
                 print(row(f"{diff.value} / {size} / {dec}", tally), flush=True)
                 if diff is not Difficulty.HARD:
                     easy_medium.add(tally)
                 errors += tally.errors[:4]
         print(row(f"easy+medium / all / {dec}", easy_medium))
         print()
+    if args.streams:
+        print_streams(args, chosen, sizes)
     if args.errors:
         print("first misreadings:")
         for e in errors:
             print("  " + e)
     return 0
+
+
+def print_streams(args: argparse.Namespace, chosen: list[Difficulty], sizes: list[str]) -> None:
+    print(f"\ncamera streams: {args.streams} per difficulty and size, {args.moves} moves each, "
+          f"{args.still} still frames after each move, {args.hand} with a hand while it is made; "
+          "zxing, hold 5")
+    header = (f"{'difficulty / size':<20} {'frames':>6} {'p50 ms':>8} {'p95 ms':>8} "
+              f"{'whole':>6} {'chang':>6} {'none':>6}  {'stable ok':>9} {'checks':>6} {'half-made':>9}")
+    print(header)
+    print("-" * len(header))
+    errors: list[str] = []
+    for size in sizes:
+        for diff in chosen:
+            if diff is Difficulty.HARD:
+                continue
+            tally = StreamTally()
+            for i in range(args.streams):
+                run_stream(
+                    diff, size, args.seed + 500 + i, tally, moves=args.moves, still=args.still, hand=args.hand
+                )
+            print(stream_row(f"{diff.value} / {size}", tally), flush=True)
+            errors += tally.errors[:4]
+    if args.errors and errors:
+        print("stream misreadings:")
+        for e in errors:
+            print("  " + e)
 
 
 if __name__ == "__main__":

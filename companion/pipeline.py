@@ -159,6 +159,7 @@ def scene_spec(
         resolution=resolution,
         difficulty=Difficulty(difficulty),
         layout_seed=1,
+        steady_seed=1,  # a camera on a stand: the light stays put between frames, only noise changes
     )
 
 

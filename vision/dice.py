@@ -313,10 +313,16 @@ class Candidate:
 
 
 def candidates(
-    image: Image, region: object = None, *, die_px: float | None = None, read_values: bool = True
+    image: Image,
+    region: object = None,
+    *,
+    die_px: float | None = None,
+    read_values: bool = True,
+    least_score: float = CANDIDATE,
 ) -> list[Candidate]:
-    """Both networks' view of every possible die in `image` (see `read_dice` for the arguments); without
-    `read_values`, the finder's alone (crop scores left at zero: training mines the finder's false alarms)."""
+    """Both networks' view of every possible die in `image` (see `read_dice` for the arguments) whose centre
+    score reaches `least_score`; without `read_values`, the finder's alone (crop scores left at zero:
+    training mines the finder's false alarms)."""
     img = _check_image(image)
     mask = _region_mask(img.shape, region)
     h, w = img.shape[:2]
@@ -337,7 +343,7 @@ def candidates(
         )
     sx, sy = (ex - ox) / view.shape[1], (ey - oy) / view.shape[0]
     kept: list[tuple[_Found, tuple[float, float, float, float]]] = []
-    for f in decode(network_maps(np.asarray(view, np.uint8))):
+    for f in decode(network_maps(np.asarray(view, np.uint8)), max(CANDIDATE, least_score)):
         box = (f.box[0] * sx + ox, f.box[1] * sy + oy, f.box[2] * sx + ox, f.box[3] * sy + oy)
         cx, cy = int((box[0] + box[2]) / 2), int((box[1] + box[3]) / 2)
         if not (0 <= cx < w and 0 <= cy < h) or min(box[2] - box[0], box[3] - box[1]) < 2:
@@ -373,7 +379,9 @@ def read_dice(
     """
     img = _check_image(image)
     out: list[DieReading] = []
-    for c in candidates(img, region, die_px=die_px):
+    # The die score is sqrt(centre score x P(die)) <= sqrt(centre score): below DETECT squared, no crop
+    # could make it a die, so those are not read at all.
+    for c in candidates(img, region, die_px=die_px, least_score=DETECT**2):
         die, values = judge(c.score, c.head, c.crop)
         if die < DETECT:
             continue

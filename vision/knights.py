@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -278,22 +278,26 @@ def read_knights(
     max_occluded: float = 0.15,
     min_in_frame: float = 0.9,
     die_height_mm: float = DIE_MM / 2.0,
+    search: Collection[str] | None = None,
 ) -> KnightsReading:
     """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
-    lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`."""
+    lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`.
+    `search`: look for dice on these locations only (the rest are still there to assign dice to, so a die
+    overhanging from a neighbour is not counted here); the reading then covers these alone."""
     reader = dice_reader or default_dice_reader()
     locs = {k: np.asarray(v, np.float64).reshape(-1, 2) for k, v in polygons.items() if is_knight_location(k)}
+    looked = set(locs) if search is None else set(locs) & set(search)
     seen: set[str] = set()
     occluded: set[str] = set()
     for loc, poly in locs.items():
-        if in_frame_share(image.shape, poly) >= min_in_frame:
+        if loc in looked and in_frame_share(image.shape, poly) >= min_in_frame:
             seen.add(loc)
             if occluders is not None and mask_share(occluders, poly) > max_occluded:
                 occluded.add(loc)
     dice: list[DieOnTable] = []
-    if locs:
+    if looked:
         # Grown by 12% so a die overhanging a tile's edge is found whole.
-        region = polygon_mask(image.shape, [grown(p, 1.12) for p in locs.values()])
+        region = polygon_mask(image.shape, [grown(locs[k], 1.12) for k in sorted(looked)])
         extra: dict[str, Any] = {}
         side = die_px(locs.values())
         if side is not None and accepts_keyword(reader, "die_px"):
@@ -306,6 +310,8 @@ def read_knights(
             table_points = centres_on_table(centres, image_to_table, size, die_height_mm)
         where = assign_to_locations(centres, locs, image_to_table, edge_tolerance, table_points)
         for die, centre, place in zip(found, centres, where, strict=True):
+            if search is not None and place not in looked:
+                continue  # a neighbour's die, or one off the board: read with its own location
             box = tuple(int(v) for v in die.box)
             body, pips = die_face_colours(image, middle_of((box[0], box[1], box[2], box[3])))
             match = calibration.match(body, white_bgr)
@@ -328,6 +334,14 @@ def read_knights(
                     unsure=bool(die.unsure) or not 1 <= value <= 6,
                 )
             )
+    return tally(dice, seen, occluded)
+
+
+def tally(dice: Iterable[DieOnTable], seen: Iterable[str], occluded: Iterable[str]) -> KnightsReading:
+    """Knights per location and colour from the dice; a location with a die of no colour or unsure pips is
+    unsure."""
+    dice = tuple(dice)
+    seen = frozenset(seen)
     knights: dict[str, dict[Colour, int]] = {}
     unsure: set[str] = set()
     for die in dice:
@@ -339,11 +353,20 @@ def read_knights(
         per = knights.setdefault(die.location, {})
         per[die.colour] = per.get(die.colour, 0) + die.value
     return KnightsReading(
-        knights=knights,
-        dice=tuple(dice),
-        seen=frozenset(seen),
-        occluded=frozenset(occluded),
-        unsure=frozenset(unsure & seen),
+        knights=knights, dice=dice, seen=seen, occluded=frozenset(occluded), unsure=frozenset(unsure & seen)
+    )
+
+
+def merged(kept: KnightsReading, fresh: KnightsReading, looked: Collection[str]) -> KnightsReading:
+    """`kept` with the locations in `looked` replaced by `fresh`'s reading of them (see `read_knights`'s
+    `search`)."""
+    looked = frozenset(looked)
+    dice = [d for d in kept.dice if d.location not in looked]
+    dice += [d for d in fresh.dice if d.location in looked]
+    return tally(
+        dice,
+        (kept.seen - looked) | (fresh.seen & looked),
+        (kept.occluded - looked) | (fresh.occluded & looked),
     )
 
 

@@ -6,6 +6,19 @@
 The stable reading only changes under the rules in `vision.stability`; on a bad frame (no signal, no tags) the
 last good reading is returned unchanged with the frame's status.
 
+A camera stream (`incremental`, the default) mostly shows a table at rest, so not every frame is read whole
+(`Reread`). `vision.changes.ChangeWatch` compares a small grey thumbnail of each frame with the table as it was
+when each location was last read:
+- nothing changed, and every location's last reading is already the stable one: the last reading stands for
+  this frame too (a few milliseconds);
+- only some locations changed, and nothing outside them (no card turned, nothing came in over the frame's
+  edge, so no hand is over the table): the last map, occluders and cards stand and only those locations'
+  dice are read, together with every location whose last reading is not yet the stable one;
+- anything else (something outside the locations changed, the last frame had a hand in it or was not OK, or
+  `refresh_frames` frames passed): the frame is read whole.
+A location whose reading differs from the stable one is read afresh in every frame until it commits, so a
+hold is always made of readings of different frames: one misreading is never repeated into a stable one.
+
 Hex coordinates from a map reading are only defined up to a shift and a turn of the lattice (the camera
 decides where the origin falls). Each frame's tiles are therefore aligned to the stable map first (the
 translation and 60-degree turn under which most tile ids agree), so a camera that moves does not move the map.
@@ -23,7 +36,8 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
 
 import cv2
@@ -35,12 +49,14 @@ from engine.hexgrid import Hex
 from engine.reading import TableReading
 from vision.artefacts import ArtefactObservation, ArtefactTracker
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
+from vision.changes import ChangeWatch
 from vision.knights import (
     DiceReader,
     KnightsReading,
     in_frame_share,
     is_knight_location,
     mask_share,
+    merged,
     occluder_mask,
     read_knights,
 )
@@ -77,6 +93,15 @@ class MapView:
 MapReader = Callable[[Image], MapView]
 
 
+class Reread(Enum):
+    """How much of a frame was read: all of it, the map and the locations that changed, or nothing (the
+    table looks as it did: the last frame's reading stands)."""
+
+    WHOLE = "whole"
+    CHANGED = "changed"
+    NOTHING = "nothing"
+
+
 @dataclass(frozen=True, slots=True)
 class FrameResult:
     """One processed frame. `reading` is the stable reading (kept through bad frames); `raw` this frame's."""
@@ -93,6 +118,8 @@ class FrameResult:
     occluded: frozenset[str] = frozenset()
     white: BGR | None = None
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    reread: Reread = Reread.WHOLE
+    looked: frozenset[str] = frozenset()  # with `Reread.CHANGED`: the locations whose dice were read
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -108,6 +135,7 @@ class FrameResult:
         if self.map is not None and self.map.problems:
             out["problems"] = list(self.map.problems)
         out["timings_ms"] = {k: round(v, 2) for k, v in self.timings_ms.items()}
+        out["reread"] = self.reread.value
         return out
 
 
@@ -165,6 +193,8 @@ class TableReader:
         detect_occluders: bool = True,
         backend: Any = None,
         relearn_frames: int = 90,
+        incremental: bool = True,
+        refresh_frames: int = 30,
     ) -> None:
         self.calibration = calibration if calibration is not None else default_calibration()
         self.map_reader = map_reader if map_reader is not None else default_map_reader(backend)
@@ -179,6 +209,11 @@ class TableReader:
         self._occluded_run: dict[str, int] = {}
         self._occluder_scale = 0.25
         self._last: TableReading = TableReading()
+        self.incremental = incremental
+        self.refresh_frames = refresh_frames
+        self._watch = ChangeWatch()
+        self._previous: FrameResult | None = None  # the last frame read, when the next may build on it
+        self._since_whole = 0
 
     @property
     def stable(self) -> TableReading:
@@ -206,6 +241,20 @@ class TableReader:
             self._nothing_seen(index)
             return self._keep(index, Status.NO_SIGNAL, "the frame is black or blank: is the camera covered?")
         timings: dict[str, float] = {}
+        previous = self._previous if self.incremental else None
+        changes = self._watch.look(frame) if previous is not None else None
+        pending = self._pending()
+        if (
+            previous is not None
+            and changes is not None
+            and not changes.elsewhere
+            and pending is not None
+            and self._since_whole + 1 < self.refresh_frames  # now and then all of it, in case a change hid
+        ):
+            looked = changes.locations | pending
+            if not looked:
+                return self._again(previous, index, t0)
+            return self._partly(previous, frame, index, looked, t0)
         view = self.map_reader(frame)
         t1 = time.perf_counter()
         timings["map"] = (t1 - t0) * 1000
@@ -274,9 +323,121 @@ class TableReader:
             frame_index=max(0, index),
         )
         timings["total"] = (time.perf_counter() - t0) * 1000
-        return FrameResult(
+        result = FrameResult(
             index, status, message, self._last, raw, table.changed, view, knights, arts, occluded_all,
             white, timings,
+        )
+        self._remember(frame, result, polygons)
+        return result
+
+    def _remember(self, frame: Image, result: FrameResult, polygons: Mapping[str, FloatArray]) -> None:
+        """Keep what the next frame may build on: only a frame read cleanly (every location seen and none
+        under a hand, so holds and the occluder bookkeeping need no fresh look while nothing moves)."""
+        hidden_cards = result.artefacts is not None and bool(result.artefacts.hidden)
+        clean = result.status is Status.OK and not result.occluded and not hidden_cards
+        if not (self.incremental and clean):
+            self._previous = None
+            self._watch.reset()
+            return
+        if result.reread is Reread.WHOLE:
+            self._watch.start(frame, polygons)
+            self._since_whole = 0
+        else:
+            self._watch.accept(result.looked)
+            self._since_whole += 1
+        self._previous = result
+
+    def _pending(self) -> frozenset[str] | None:
+        """Locations whose last reading is not yet the stable one (a change on hold, or unsure): they are read
+        afresh every frame until it is, so a hold is always made of readings of different frames. None when
+        the map itself is on hold (read everything)."""
+        previous = self._previous
+        if previous is None or previous.raw is None:
+            return None
+        raw, stable = previous.raw, self._last
+        if dict(raw.tiles) != dict(stable.tiles) or dict(raw.artefacts) != dict(stable.artefacts):
+            return None
+        locs = {k for k in raw.tiles.values() if is_knight_location(k)}
+        return frozenset(
+            k for k in locs if k in raw.unsure or dict(raw.knights_at(k)) != dict(stable.knights_at(k))
+        )
+
+    def _partly(
+        self, previous: FrameResult, frame: Image, index: int, looked: frozenset[str], t0: float
+    ) -> FrameResult:
+        """Only some locations changed and nothing came in from the frame's edge (so no hand is over the
+        table): the last frame's map, occluders and cards stand, and only `looked`'s dice are read."""
+        view, kept, raw = previous.map, previous.knights, previous.raw
+        if view is None or kept is None or raw is None:
+            raise AssertionError("a frame kept for the next one always has a map and knights")
+        polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
+        fresh = read_knights(
+            frame,
+            polygons,
+            self.calibration,
+            image_to_table=view.image_to_table,
+            white_bgr=previous.white,
+            occluders=None,
+            dice_reader=self.dice_reader,
+            search=looked,
+        )
+        knights = merged(kept, fresh, looked)
+        obs = FrameObservation(
+            frame_index=index,
+            tiles=dict(raw.tiles),
+            knights=knights.knights,
+            seen=knights.seen,
+            occluded=frozenset(),
+            busy=False,
+            artefacts=dict(raw.artefacts),
+            unsure=frozenset(knights.unsure & knights.seen),
+        )
+        table = self.stabilizer.update(obs)
+        self._last = _to_reading(table)
+        now = (time.perf_counter() - t0) * 1000
+        result = replace(
+            previous,
+            frame_index=index,
+            reading=self._last,
+            raw=replace(raw, knights=knights.knights, unsure=knights.unsure, frame_index=max(0, index)),
+            changed=table.changed,
+            knights=knights,
+            timings_ms={"knights": now, "total": now},
+            reread=Reread.CHANGED,
+            looked=looked,
+        )
+        self._remember(frame, result, polygons)
+        return result
+
+    def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
+        """A frame that looks like the last one read: its reading again, as this frame's observation."""
+        raw = previous.raw
+        knights = previous.knights
+        if raw is None or knights is None:
+            raise AssertionError("a frame kept for the next one always has a reading")
+        obs = FrameObservation(
+            frame_index=index,
+            tiles=dict(raw.tiles),
+            knights=knights.knights,
+            seen=knights.seen,
+            occluded=frozenset(),
+            busy=False,
+            artefacts=dict(raw.artefacts),
+            unsure=frozenset(knights.unsure & knights.seen),
+        )
+        table = self.stabilizer.update(obs)
+        self._last = _to_reading(table)
+        self._since_whole += 1
+        timings = {"total": (time.perf_counter() - t0) * 1000}
+        return replace(
+            previous,
+            frame_index=index,
+            reading=self._last,
+            raw=replace(raw, frame_index=max(0, index)),
+            changed=table.changed,
+            timings_ms=timings,
+            reread=Reread.NOTHING,
+            looked=frozenset(),
         )
 
     def _nothing_seen(self, index: int) -> None:

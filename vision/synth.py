@@ -115,6 +115,9 @@ class SceneSpec:
     tile_rotation_deg: float | None = None  # max tile rotation off its lattice orientation
     hide_tags: float = 0.0  # fraction of stickers covered by a paper scrap (for robustness tests)
     stickers: bool = True  # False renders tiles without stickers (bad-input tests)
+    # A camera stream: with a seed here, the light, glare, table and dice faces come from it rather than from
+    # the frame's seed, so consecutive frames differ only by sensor noise, hands and what moved.
+    steady_seed: int | None = None
 
     def with_(self, **changes: Any) -> SceneSpec:
         return replace(self, **changes)
@@ -965,9 +968,15 @@ def render_scene(spec: SceneSpec, seed: int) -> tuple[Image, GroundTruth]:
     if w < 64 or h < 64:
         raise ValueError(f"resolution must be at least 64x64, got {spec.resolution!r}")
     rng = np.random.default_rng(_stable_seed("frame", seed))
+    steady = spec.steady_seed
+
+    def steady_rng(*part: object) -> np.random.Generator:
+        """The frame's generator, or in a stream (`steady_seed`) one of its own per part of the scene."""
+        return rng if steady is None else np.random.default_rng(_stable_seed("steady", steady, *part))
+
     layout_seed = spec.layout_seed if spec.layout_seed is not None else seed
     lrng = np.random.default_rng(_stable_seed("layout", layout_seed))
-    params = _draw_params(spec, rng, lrng)
+    params = _draw_params(spec, steady_rng("params"), lrng)
     res_scale = w / RES_1080P[0]
 
     # table-frame placement of tiles: lattice position (rotated by yaw) plus jitter. Players set the camera
@@ -1052,8 +1061,9 @@ def render_scene(spec: SceneSpec, seed: int) -> tuple[Image, GroundTruth]:
     ]
     ppm_centre = _local_ppm(hom, float(centre_world[0]), float(centre_world[1]))
 
-    frame = _table((w, h), rng)
-    light = np.array([float(rng.uniform(-0.6, 0.6)), float(rng.uniform(-0.6, 0.6)), -0.6])
+    frame = _table((w, h), steady_rng("table"))
+    lit = steady_rng("light")
+    light = np.array([float(lit.uniform(-0.6, 0.6)), float(lit.uniform(-0.6, 0.6)), -0.6])
     light /= np.linalg.norm(light)
 
     tile_polygons: dict[str, FloatArray] = {}
@@ -1142,7 +1152,8 @@ def render_scene(spec: SceneSpec, seed: int) -> tuple[Image, GroundTruth]:
     for d in dice:
         _draw_shadow(frame, cam, d, light)
     for d in dice:
-        hull, top = _draw_die(frame, cam, d, light, rng)
+        faces = steady_rng("die", d.location, round(d.x, 2), round(d.y, 2))
+        hull, top = _draw_die(frame, cam, d, light, faces)
         drawn.append((d, hull, top))
         blockers.append(hull)
 
@@ -1157,8 +1168,9 @@ def render_scene(spec: SceneSpec, seed: int) -> tuple[Image, GroundTruth]:
             polys = _hand_polygons(rng, target, (w, h), ppm_centre)
             occ_mask |= _draw_hand(frame, polys, rng)
 
-    spots = _add_glare(frame, rng, params.glare_spots, res_scale) if params.glare_spots else []
-    frame = _apply_light(frame, params, rng)
+    glare_rng = steady_rng("glare")
+    spots = _add_glare(frame, glare_rng, params.glare_spots, res_scale) if params.glare_spots else []
+    frame = _apply_light(frame, params, lit)
     if params.blur_sigma > 0:
         # a 4K camera is sharper per millimetre than a 1080p one, though not twice as sharp
         frame = np.asarray(

@@ -13,7 +13,7 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
-from vision.pipeline import MapView, TableReader, align_tiles
+from vision.pipeline import MapView, Reread, TableReader, align_tiles
 from vision.sources import Status
 from vision.synth import GroundTruth, SceneSpec, TrueDie, render_scene
 
@@ -196,3 +196,91 @@ def test_synthetic_camera_through_the_worker_gives_only_whole_moves() -> None:
     assert all(k in ({}, BEFORE, AFTER) for k in stable), stable
     assert stable[2] == BEFORE and stable[-1] == AFTER
     assert worker.status is Status.ENDED
+
+
+# --- a camera stream: only what changed is read again ------------------------------------------------------
+
+
+def steady(knights: dict[str, dict[Colour, int]], **kw: object) -> SceneSpec:
+    """A frame of a camera stream: light, glare and table fixed, only sensor noise (and hands) per frame."""
+    return spec(knights, steady_seed=3, **kw)
+
+
+def test_a_table_at_rest_is_read_until_it_holds_then_not_again() -> None:
+    oracle = Oracle()
+    reader = oracle.reader(hold=3)
+    results = run(reader, oracle, [steady(BEFORE)] * 8)
+    kinds = [r.reread for r in results]
+    # Read whole until the stable reading is what the frames show (three readings of three frames), then
+    # the frames look the same: nothing is read, the reading stands.
+    assert kinds[:3] == [Reread.WHOLE] * 3 and kinds[3:] == [Reread.NOTHING] * 5, kinds
+    assert all(r.reading.knights == BEFORE for r in results[2:])
+    assert results[-1].raw is not None and results[-1].raw.frame_index == 7
+
+
+def test_now_and_then_the_whole_frame_is_read_again() -> None:
+    oracle = Oracle()
+    reader = TableReader(map_reader=oracle.map_reader, dice_reader=oracle.dice_reader, hold_frames=2,
+                         refresh_frames=4)
+    kinds = [r.reread for r in run(reader, oracle, [steady(BEFORE)] * 12)]
+    assert kinds.count(Reread.WHOLE) >= 4 and Reread.NOTHING in kinds
+
+
+def test_a_die_turned_is_read_at_its_location_only() -> None:
+    oracle = Oracle()
+    reader = oracle.reader(hold=3)
+    turned = {**BEFORE, "T01": {RED: 3}}  # red's die on T01 turned from 2 to 3, no hand in the picture
+    results = run(reader, oracle, [steady(BEFORE)] * 5 + [steady(turned)] * 5)
+    after = results[5:]
+    assert all(r.reread is Reread.CHANGED and r.looked == {"T01"} for r in after[:3]), [
+        (r.reread, sorted(r.looked)) for r in after
+    ]
+    assert [r.reading.knights for r in after] == [BEFORE, BEFORE, turned, turned, turned]
+    assert after[-1].reread is Reread.NOTHING
+
+
+def test_a_hand_reaching_in_sends_frames_to_be_read_whole() -> None:
+    oracle = Oracle()
+    reader = oracle.reader(hold=3)
+    results = run(reader, oracle, [steady(BEFORE)] * 5 + [steady(BEFORE, occluders=1)] * 3 + [steady(BEFORE)])
+    assert [r.reread for r in results[5:]] == [Reread.WHOLE] * 4
+    assert all(r.occluded for r in results[5:8])
+    assert all(r.reading.knights == BEFORE for r in results[2:])
+
+
+class OneBadFrame(Oracle):
+    """The dice reader misreads T01's die in one frame only (as glare might)."""
+
+    def __init__(self, bad_call: int) -> None:
+        super().__init__()
+        self.calls = 0
+        self.bad_call = bad_call
+
+    def dice_reader(
+        self, image: np.ndarray, region: np.ndarray | None = None, calibration: object = None
+    ) -> list[TrueDie]:
+        self.calls += 1
+        dice = super().dice_reader(image, region, calibration)
+        if self.calls != self.bad_call:
+            return dice
+        t01 = next(d for d in self.truth.dice if d.location == "T01") if self.truth else None
+        return [TrueDie(d.box, 6) if t01 is not None and d.box == t01.box else d for d in dice]
+
+
+def test_a_misreading_is_never_reused_into_a_stable_reading() -> None:
+    """A frame that reads differently from the stable reading is not reused: the next frames are read
+    afresh, so a hold is always made of readings of different frames."""
+    oracle = OneBadFrame(bad_call=3)
+    reader = oracle.reader(hold=3)
+    results = run(reader, oracle, [steady(BEFORE)] * 10)
+    assert results[2].raw is not None and results[2].raw.knights["T01"] == {RED: 6}
+    assert results[3].reread is Reread.CHANGED and "T01" in results[3].looked
+    assert all(r.reading.knights in ({}, BEFORE) for r in results)
+    assert results[-1].reading.knights == BEFORE and results[-1].reread is Reread.NOTHING
+
+
+def test_without_incremental_reading_every_frame_is_read_whole() -> None:
+    oracle = Oracle()
+    reader = TableReader(map_reader=oracle.map_reader, dice_reader=oracle.dice_reader, hold_frames=2,
+                         incremental=False)
+    assert {r.reread for r in run(reader, oracle, [steady(BEFORE)] * 5)} == {Reread.WHOLE}
