@@ -58,6 +58,7 @@ MAX_UNHINTED_SIDE = 1920  # without a size hint, larger images are read at this 
 CANDIDATE = 0.15  # the finder's centre scores below this are not even looked at
 DETECT = 0.5  # a die score (finder and value network together) below this is not a die at all
 HEAD_WEIGHT = 0.0  # how much the finder's own value guess counts beside the value network's
+FINDER_WEIGHT = 0.5  # the finder's weight in the die score (a geometric mean with the value networks' P(die))
 SURE_DIE = 0.6  # ... below this it is a die we are unsure of
 SURE_VALUE = 0.7  # the best value's probability needed to report it without doubt
 EDGE_SHARE = 0.6  # a die with less of its box inside the region is cut by the region's edge
@@ -379,9 +380,9 @@ def read_dice(
     """
     img = _check_image(image)
     out: list[DieReading] = []
-    # The die score is sqrt(centre score x P(die)) <= sqrt(centre score): below DETECT squared, no crop
-    # could make it a die, so those are not read at all.
-    for c in candidates(img, region, die_px=die_px, least_score=DETECT**2):
+    # The die score is at most the centre score to the finder's weight: below the score that cannot reach
+    # DETECT whatever the crop says, candidates are not read at all.
+    for c in candidates(img, region, die_px=die_px, least_score=DETECT ** (1.0 / FINDER_WEIGHT)):
         die, values = judge(c.score, c.head, c.crop)
         if die < DETECT:
             continue
@@ -409,10 +410,13 @@ def judge(
     head: npt.NDArray[np.float32],
     crop: npt.NDArray[np.float32],
     head_weight: float = HEAD_WEIGHT,
+    finder_weight: float = FINDER_WEIGHT,
 ) -> tuple[float, npt.NDArray[np.float64]]:
     """(how sure it is a die 0..1, the six values' probabilities) from the finder's centre score and value
-    head and the value network's view of the crop (not a die, values 1..6)."""
-    die = math.sqrt(max(0.0, score) * max(0.0, 1.0 - float(crop[0])))
+    head and the value network's view of the crop (not a die, values 1..6): the die score is a weighted
+    geometric mean of the finder's centre score and the value networks' P(die)."""
+    p_die = max(0.0, 1.0 - float(crop[0]))
+    die = max(0.0, score) ** finder_weight * p_die ** (1.0 - finder_weight)
     values = np.asarray(crop[1:], np.float64) * np.asarray(head, np.float64) ** head_weight
     return die, values / max(float(values.sum()), 1e-12)
 

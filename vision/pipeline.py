@@ -7,8 +7,8 @@ The stable reading only changes under the rules in `vision.stability`; on a bad 
 last good reading is returned unchanged with the frame's status.
 
 A camera stream (`incremental`, the default) mostly shows a table at rest, so not every frame is read whole
-(`Reread`). `vision.changes.ChangeWatch` compares a small grey thumbnail of each frame with the table as it was
-when each location was last read:
+(`Reread`). `vision.changes.ChangeWatch` compares a small grey thumbnail of each frame with the table as it
+was when each location was last read:
 - nothing changed, and every location's last reading is already the stable one: the last reading stands for
   this frame too (a few milliseconds);
 - only some locations changed, and nothing outside them (no card turned, nothing came in over the frame's
@@ -23,7 +23,8 @@ Hex coordinates from a map reading are only defined up to a shift and a turn of 
 decides where the origin falls). Each frame's tiles are therefore aligned to the stable map first (the
 translation and 60-degree turn under which most tile ids agree), so a camera that moves does not move the map.
 
-Occluders, per location: the tile's stickers that were read before are missing now (a hand on them), or
+Occluders, per location: the tile's stickers that were read before are missing now (a hand on them; unless
+every missing sticker lies under a die found in this frame: knights put down on a code after set-up), or
 smooth skin-coloured pixels (`vision.knights.occluder_mask`, at a scale fixed relative to the tiles so that
 "smooth" does not depend on the zoom) cover more than `SKIN_SHARE` of the tile and `SKIN_EXCESS` more than
 its own usual share (tiles whose art looks like skin do not count). A tile
@@ -87,6 +88,7 @@ class MapView:
     tags_per_tile: Mapping[str, int]
     artefact_quads: Mapping[str, FloatArray]
     problems: tuple[str, ...] = ()
+    tile_tags: Mapping[str, Sequence[FloatArray]] = field(default_factory=dict)  # tile id -> stickers read
     source: Any = None  # the original map reading, for annotation
 
 
@@ -207,6 +209,7 @@ class TableReader:
         self._max_tags: dict[str, int] = {}
         self._skin_baseline: dict[str, float] = {}
         self._occluded_run: dict[str, int] = {}
+        self._tag_places: dict[str, list[FloatArray]] = {}  # a tile's stickers when most of them were read
         self._occluder_scale = 0.25
         self._last: TableReading = TableReading()
         self.incremental = incremental
@@ -279,13 +282,6 @@ class TableReader:
             )
 
         white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
-        mask: Image | None = None
-        if self.detect_occluders:
-            self._occluder_scale = occluder_scale(view.polygons.values())
-            mask = occluder_mask(frame, white, scale=self._occluder_scale, full_size=False)
-        occluded = self._occluded(frame, view, mask)
-        t2 = time.perf_counter()
-        timings["occluders"] = (t2 - t1) * 1000
         polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
         knights = read_knights(
             frame,
@@ -296,8 +292,14 @@ class TableReader:
             occluders=None,
             dice_reader=self.dice_reader,
         )
-        t3 = time.perf_counter()
-        timings["knights"] = (t3 - t2) * 1000
+        t2 = time.perf_counter()
+        timings["knights"] = (t2 - t1) * 1000
+        mask: Image | None = None
+        if self.detect_occluders:
+            self._occluder_scale = occluder_scale(view.polygons.values())
+            mask = occluder_mask(frame, white, scale=self._occluder_scale, full_size=False)
+        occluded = self._occluded(frame, view, mask, [d.box for d in knights.dice])
+        timings["occluders"] = (time.perf_counter() - t2) * 1000
         arts = self.artefacts.update(
             frame, view.artefact_quads, view.image_to_table, mask, self._occluder_scale
         )
@@ -346,6 +348,18 @@ class TableReader:
             self._watch.accept(result.looked)
             self._since_whole += 1
         self._previous = result
+
+    def _hidden_by_dice(self, tid: str, view: MapView, dice: Sequence[Sequence[float]]) -> bool:
+        """Every sticker of `tid` read before and missing now lies under a die found in this frame: knights
+        put down on a code, not a hand over the tile (so no waiting `relearn_frames` for their reading)."""
+        before = self._tag_places.get(tid, [])
+        now = [q.mean(axis=0) for q in view.tile_tags.get(tid, ())]
+        missing = []
+        for quad in before:
+            side = float(np.linalg.norm(quad[1] - quad[0]))
+            if not any(float(np.linalg.norm(c - quad.mean(axis=0))) < side / 2 for c in now):
+                missing.append(_box_of(quad))
+        return bool(missing) and all(any(_overlap(m, d) for d in dice) for m in missing)
 
     def _pending(self) -> frozenset[str] | None:
         """Locations whose last reading is not yet the stable one (a change on hold, or unsure): they are read
@@ -444,12 +458,16 @@ class TableReader:
         """A frame that showed nothing still interrupts every location's hold (no change across a gap)."""
         self.stabilizer.update(FrameObservation(index, {}, {}, frozenset(), busy=True))
 
-    def _occluded(self, frame: Image, view: MapView, mask: Image | None) -> set[str]:
+    def _occluded(
+        self, frame: Image, view: MapView, mask: Image | None, dice: Sequence[Sequence[float]] = ()
+    ) -> set[str]:
         occluded: set[str] = set()
         for tid in view.polygons:
             n = view.tags_per_tile.get(tid, 0)
             best = self._max_tags.get(tid, n)
-            hidden_tags = n < best
+            hidden_tags = n < best and not self._hidden_by_dice(tid, view, dice)
+            if n >= best and tid in view.tile_tags:
+                self._tag_places[tid] = list(view.tile_tags[tid])
             skin = False
             if mask is not None:
                 share = mask_share(mask, view.polygons[tid], self._occluder_scale)
@@ -471,6 +489,14 @@ class TableReader:
                 self._occluded_run[tid] = 0
             self._max_tags[tid] = max(best, n)
         return occluded
+
+
+def _box_of(quad: FloatArray) -> tuple[float, float, float, float]:
+    return float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max())
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def occluder_scale(polygons: Iterable[FloatArray]) -> float:
@@ -525,6 +551,10 @@ def map_view(reading: Any) -> MapView:
         if poly is not None:
             polygons[t] = np.asarray(poly, np.float64)
     homography = None if reading.homography is None else np.asarray(reading.homography, np.float64)
+    tile_tags: dict[str, list[FloatArray]] = {}
+    for tag in reading.tags:
+        if not tag.id.startswith("A"):
+            tile_tags.setdefault(tag.id, []).append(np.asarray(tag.corners, np.float64))
     return MapView(
         tiles=tiles,
         polygons=polygons,
@@ -534,4 +564,5 @@ def map_view(reading: Any) -> MapView:
         artefact_quads={k: np.asarray(v.corners, np.float64) for k, v in reading.cards.items()},
         problems=tuple(reading.problems),
         source=reading,
+        tile_tags=tile_tags,
     )

@@ -284,3 +284,26 @@ def test_without_incremental_reading_every_frame_is_read_whole() -> None:
     reader = TableReader(map_reader=oracle.map_reader, dice_reader=oracle.dice_reader, hold_frames=2,
                          incremental=False)
     assert {r.reread for r in run(reader, oracle, [steady(BEFORE)] * 5)} == {Reread.WHOLE}
+
+
+def test_knights_put_down_on_a_sticker_after_set_up_are_not_a_hand() -> None:
+    """The camera saw every sticker at set-up; then dice cover one of T05's and one of K2's codes (25° tilt).
+    A sticker missing under a die found in the frame is no hand: the knights are read at once, not after
+    `relearn_frames` (the real map and dice readers)."""
+    reader = TableReader(hold_frames=2)
+    setup = reader.read(render_scene(spec({}, tilt_deg=25.0), 1)[0])
+    assert setup.map is not None and setup.map.tags_per_tile["T05"] == 2
+    results = [reader.read(render_scene(spec(BEFORE, tilt_deg=25.0), 10 + i)[0]) for i in range(2)]
+    assert results[-1].map is not None and results[-1].map.tags_per_tile["T05"] == 1
+    assert not any(r.occluded for r in results), [sorted(r.occluded) for r in results]
+    assert {k: dict(v) for k, v in results[-1].reading.knights.items()} == BEFORE
+
+
+def test_a_sticker_missing_with_no_die_over_it_still_holds_the_location() -> None:
+    """Codes gone with no die over them (scraps of paper here; a sleeve, a book at the table) still make
+    their tiles occluded (the real map and dice readers)."""
+    reader = TableReader(hold_frames=2)
+    [reader.read(render_scene(spec(BEFORE), i)[0]) for i in range(2)]
+    covered = [reader.read(render_scene(spec(BEFORE, hide_tags=0.3), 10 + i)[0]) for i in range(2)]
+    assert all(r.occluded for r in covered), [sorted(r.occluded) for r in covered]
+    assert all({k: dict(v) for k, v in r.reading.knights.items()} == BEFORE for r in covered)

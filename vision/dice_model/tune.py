@@ -1,5 +1,5 @@
-"""Choose the dice reader's decision thresholds (`vision.dice`: DETECT, SURE_DIE, SURE_VALUE, HEAD_WEIGHT) on
-the tuning split only, after training:
+"""Choose the dice reader's decision thresholds (`vision.dice`: DETECT, SURE_DIE, SURE_VALUE, HEAD_WEIGHT,
+FINDER_WEIGHT) on the tuning split only, after training:
 
     python -m vision.dice_model.tune [--synthetic N]
 
@@ -60,12 +60,14 @@ def cases_synthetic(count: int) -> list[Case]:
     return out
 
 
-def score(cases: Sequence[Case], detect: float, sure_die: float, sure_value: float, head: float) -> str:
+def score(  # noqa: PLR0917
+    cases: Sequence[Case], detect: float, sure_die: float, sure_value: float, head: float, finder: float = 0.5
+) -> str:
     labelled = readings = matched = correct = unsure = wrong = extra = 0
     for case in cases:
         kept = []
         for c in case.found:
-            die, values = dice.judge(c.score, c.head, c.crop, head)
+            die, values = dice.judge(c.score, c.head, c.crop, head, finder)
             if die < detect:
                 continue
             v = int(np.argmax(values)) + 1
@@ -94,14 +96,16 @@ def main(argv: Sequence[str]) -> int:
     real = cases_real(args.photos)
     synth = cases_synthetic(args.synthetic)
     print(f"{len(real)} tuning photos, {len(synth)} synthetic tables")
-    grid = itertools.product((0.2, 0.3, 0.4, 0.5), (0.5, 0.6), (0.7, 0.8, 0.9), (0.0, 0.5, 1.0))
-    for detect, sure_die, sure_value, head in grid:
+    grid = itertools.product(
+        (0.3, 0.4, 0.5), (0.5, 0.6, 0.7), (0.7, 0.8), (0.0,), (0.5, 0.35, 0.25)
+    )
+    for detect, sure_die, sure_value, head, finder in grid:
         if sure_die < detect:
             continue
         print(
-            f"DETECT {detect:.2f} SURE_DIE {sure_die:.2f} SURE_VALUE {sure_value:.2f} HEAD {head:.1f} | "
-            f"real: {score(real, detect, sure_die, sure_value, head)} | "
-            f"synthetic: {score(synth, detect, sure_die, sure_value, head)}"
+            f"DETECT {detect:.2f} SURE_DIE {sure_die:.2f} SURE_VALUE {sure_value:.2f} HEAD {head:.1f} "
+            f"FINDER {finder:.2f} | real: {score(real, detect, sure_die, sure_value, head, finder)} | "
+            f"synthetic: {score(synth, detect, sure_die, sure_value, head, finder)}"
         )
     return 0
 
