@@ -23,8 +23,8 @@ Hex coordinates from a map reading are only defined up to a shift and a turn of 
 decides where the origin falls). Each frame's tiles are therefore aligned to the stable map first (the
 translation and 60-degree turn under which most tile ids agree), so a camera that moves does not move the map.
 
-Occluders, per location: the tile's stickers that were read before are missing now (a hand on them; unless
-every missing sticker lies under a die found in this frame: knights put down on a code after set-up), or
+Occluders, per location: a sticker of the tile read before is missing now and covered (a hand on it: it no
+longer looks like itself, and no die found in this frame lies over it, as knights put down on a code do), or
 smooth skin-coloured pixels (`vision.knights.occluder_mask`, at a scale fixed relative to the tiles so that
 "smooth" does not depend on the zoom) cover more than `SKIN_SHARE` of the tile and `SKIN_EXCESS` more than
 its own usual share (tiles whose art looks like skin do not count). A tile
@@ -67,6 +67,9 @@ from vision.stability import FrameObservation, Stabilizer, StableTable
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
 
+# A sticker the decoder missed still looks like itself: this much of its contrast, its mean within this share.
+STILL_CONTRAST = 0.7
+STILL_MEAN = 0.2
 # A location is occluded when skin covers this much more of it than its baseline.
 SKIN_SHARE = 0.1
 SKIN_EXCESS = 0.1
@@ -209,7 +212,8 @@ class TableReader:
         self._max_tags: dict[str, int] = {}
         self._skin_baseline: dict[str, float] = {}
         self._occluded_run: dict[str, int] = {}
-        self._tag_places: dict[str, list[FloatArray]] = {}  # a tile's stickers when most of them were read
+        # a tile's stickers when most of them were read: where, and how they looked (grey mean, contrast)
+        self._tag_places: dict[str, list[tuple[FloatArray, tuple[float, float]]]] = {}
         self._occluder_scale = 0.25
         self._last: TableReading = TableReading()
         self.incremental = incremental
@@ -349,17 +353,22 @@ class TableReader:
             self._since_whole += 1
         self._previous = result
 
-    def _hidden_by_dice(self, tid: str, view: MapView, dice: Sequence[Sequence[float]]) -> bool:
-        """Every sticker of `tid` read before and missing now lies under a die found in this frame: knights
-        put down on a code, not a hand over the tile (so no waiting `relearn_frames` for their reading)."""
-        before = self._tag_places.get(tid, [])
+    def _covered(self, tid: str, frame: Image, view: MapView, dice: Sequence[Sequence[float]]) -> bool:
+        """Some sticker of `tid` read before and missing now is covered by something other than a die. A
+        sticker that still looks like itself (a code the decoder missed this once: blur, noise) is not; one
+        under a die found in this frame is not either (knights put down on a code after set-up)."""
         now = [q.mean(axis=0) for q in view.tile_tags.get(tid, ())]
-        missing = []
-        for quad in before:
+        for quad, (mean, contrast) in self._tag_places.get(tid, []):
             side = float(np.linalg.norm(quad[1] - quad[0]))
-            if not any(float(np.linalg.norm(c - quad.mean(axis=0))) < side / 2 for c in now):
-                missing.append(_box_of(quad))
-        return bool(missing) and all(any(_overlap(m, d) for d in dice) for m in missing)
+            if any(float(np.linalg.norm(c - quad.mean(axis=0))) < side / 2 for c in now):
+                continue  # read in this frame
+            look_mean, look_contrast = _look(frame, quad)
+            if look_contrast >= STILL_CONTRAST * contrast and abs(look_mean - mean) <= STILL_MEAN * mean:
+                continue
+            if any(_overlap(_box_of(quad), d) for d in dice):
+                continue
+            return True
+        return False
 
     def _pending(self) -> frozenset[str] | None:
         """Locations whose last reading is not yet the stable one (a change on hold, or unsure): they are read
@@ -465,9 +474,9 @@ class TableReader:
         for tid in view.polygons:
             n = view.tags_per_tile.get(tid, 0)
             best = self._max_tags.get(tid, n)
-            hidden_tags = n < best and not self._hidden_by_dice(tid, view, dice)
+            hidden_tags = n < best and self._covered(tid, frame, view, dice)
             if n >= best and tid in view.tile_tags:
-                self._tag_places[tid] = list(view.tile_tags[tid])
+                self._tag_places[tid] = [(q, _look(frame, q)) for q in view.tile_tags[tid]]
             skin = False
             if mask is not None:
                 share = mask_share(mask, view.polygons[tid], self._occluder_scale)
@@ -489,6 +498,18 @@ class TableReader:
                 self._occluded_run[tid] = 0
             self._max_tags[tid] = max(best, n)
         return occluded
+
+
+def _look(frame: Image, quad: FloatArray) -> tuple[float, float]:
+    """Grey mean and standard deviation (a code's black-and-white contrast) inside a sticker's box."""
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = _box_of(quad)
+    patch = frame[max(0, int(y0)) : min(h, int(y1) + 1), max(0, int(x0)) : min(w, int(x1) + 1)]
+    if patch.size == 0:
+        return 0.0, 0.0
+    grey = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
+    mean, std = cv2.meanStdDev(grey)
+    return float(mean[0, 0]), float(std[0, 0])
 
 
 def _box_of(quad: FloatArray) -> tuple[float, float, float, float]:
