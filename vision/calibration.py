@@ -185,6 +185,26 @@ def _split_face(
     return (dark, light) if len(dark) > len(light) else (light, dark)
 
 
+def darker_is_body(image: npt.NDArray[np.uint8], box: Box) -> bool:
+    """For a face of two lightness groups (a black die's white pips, a white die's black ones): whether the
+    darker group is the body. The body is one connected surface, the pips separate blobs, so the group with
+    the larger connected piece is the body, however much of the face a six's pips fill."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    mx, my = (x1 - x0) * INNER_MARGIN, (y1 - y0) * INNER_MARGIN
+    patch = image[int(y0 + my) : max(int(y0 + my) + 1, math.ceil(y1 - my)),
+                  int(x0 + mx) : max(int(x0 + mx) + 1, math.ceil(x1 - mx))]  # fmt: skip
+    if patch.size == 0:
+        raise CalibrationError(f"die box {tuple(box)!r} is empty")
+    grey = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2GRAY)
+    _cut, dark = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+
+    def largest(mask: npt.NDArray[np.uint8]) -> int:
+        n, _labels, stats, _centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+
+    return largest(dark) >= largest(np.asarray(1 - dark, np.uint8))
+
+
 @dataclass(frozen=True, slots=True)
 class ColourMatch:
     """The result of classifying one colour: nearest player colour, its distance, and the runner-up's."""

@@ -31,6 +31,7 @@ from engine.colours import Colour
 from vision.calibration import (
     ColourCalibration,
     ColourMatch,
+    darker_is_body,
     die_face_colours,
     middle_of,
     white_balance_gains,
@@ -322,6 +323,12 @@ def read_knights(
                 other = calibration.match(pips, white_bgr)
                 if other.accepted and other.colour not in PIP_COLOURS:
                     match = other
+                elif other.accepted and match.accepted and {match.colour, other.colour} == PIP_COLOURS:
+                    # A black die or a white one: the body is the connected surface, the pips are blobs.
+                    dark_body = darker_is_body(image, middle_of((box[0], box[1], box[2], box[3])))
+                    dark = match if sum(body) <= sum(pips) else other
+                    light = other if dark is match else match
+                    match = dark if dark_body else light
             value = int(die.value)
             dice.append(
                 DieOnTable(

@@ -190,3 +190,17 @@ def test_a_die_veiled_by_glare_is_still_its_colour_and_skin_is_not() -> None:
     assert m.colour is Colour.RED and m.accepted, m
     for skin in ((120, 150, 205), (100, 140, 210), (140, 165, 190)):
         assert not c.match(skin, WHITE).accepted, skin
+
+
+@pytest.mark.parametrize("yaw", [0.0, 45.0])
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_a_black_or_white_die_s_body_is_its_connected_surface(value: int, yaw: float) -> None:
+    """A six turned 45 degrees fills the middle of its face with pips: the body is still the one connected
+    surface (black dice have white pips, white dice black ones)."""
+    from vision.calibration import darker_is_body, middle_of
+    from vision.synth import render_die
+
+    for colour, dark in ((Colour.BLACK, True), (Colour.WHITE, False)):
+        image, truth = render_die(value, colour, seed=value, size_px=44, yaw_deg=yaw, tilt_deg=20.0)
+        box = tuple(int(v) for v in truth[0].box)
+        assert darker_is_body(image, middle_of((box[0], box[1], box[2], box[3]))) is dark, (colour, value)

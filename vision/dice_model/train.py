@@ -242,7 +242,7 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--value-batch", type=int, default=128)
     ap.add_argument("--crop", type=int, default=256)
-    ap.add_argument("--synthetic", type=int, default=60, help="synthetic tables rendered for training")
+    ap.add_argument("--synthetic", type=int, default=90, help="synthetic tables rendered for training")
     ap.add_argument("--closeups", type=int, default=300, help="synthetic close-ups of a few dice")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)

@@ -97,7 +97,7 @@ def main(argv: Sequence[str]) -> int:
     synth = cases_synthetic(args.synthetic)
     print(f"{len(real)} tuning photos, {len(synth)} synthetic tables")
     grid = itertools.product(
-        (0.3, 0.4, 0.5), (0.5, 0.6, 0.7), (0.7, 0.8), (0.0,), (0.5, 0.35, 0.25)
+        (0.4, 0.5), (0.6, 0.7), (0.7,), (0.0,), (0.5, 0.4, 0.35)
     )
     for detect, sure_die, sure_value, head, finder in grid:
         if sure_die < detect:
