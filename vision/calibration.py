@@ -196,7 +196,8 @@ def darker_is_body(image: npt.NDArray[np.uint8], box: Box) -> bool:
     if patch.size == 0:
         raise CalibrationError(f"die box {tuple(box)!r} is empty")
     grey = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2GRAY)
-    _cut, dark = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    _cut, inverted = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    dark = np.asarray(inverted, np.uint8)
 
     def largest(mask: npt.NDArray[np.uint8]) -> int:
         n, _labels, stats, _centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)

@@ -61,6 +61,7 @@ HEAD_WEIGHT = 0.0  # how much the finder's own value guess counts beside the val
 FINDER_WEIGHT = 0.4  # the finder's weight in the die score (a geometric mean with the value networks' P(die))
 SURE_DIE = 0.6  # ... below this it is a die we are unsure of
 SURE_VALUE = 0.7  # the best value's probability needed to report it without doubt
+SAME_DIE_OVERLAP = 0.5  # two reported boxes sharing this much of the smaller one are one die
 EDGE_SHARE = 0.6  # a die with less of its box inside the region is cut by the region's edge
 SECOND_LOOK_BELOW = 0.95  # value network scores under this get a second look (four turns)
 CROP_PX = 40  # the value network's input: one die, centred
@@ -244,6 +245,14 @@ def looked_at_twice(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
     return probs
 
 
+def _same_die(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Two boxes mostly over one another: two dice side by side or in a column never overlap this much."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return smaller > 0 and ix * iy >= SAME_DIE_OVERLAP * smaller
+
+
 def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))).astype(np.float32)
     return out
@@ -379,13 +388,19 @@ def read_dice(
     to name each die's player.
     """
     img = _check_image(image)
-    out: list[DieReading] = []
+    judged: list[tuple[float, Candidate, npt.NDArray[np.float64]]] = []
     # The die score is at most the centre score to the finder's weight: below the score that cannot reach
     # DETECT whatever the crop says, candidates are not read at all.
     for c in candidates(img, region, die_px=die_px, least_score=DETECT ** (1.0 / FINDER_WEIGHT)):
         die, values = judge(c.score, c.head, c.crop)
-        if die < DETECT:
-            continue
+        if die >= DETECT:
+            judged.append((die, c, values))
+    out: list[DieReading] = []
+    kept: list[Box] = []
+    for die, c, values in sorted(judged, key=lambda j: -j[0]):
+        if any(_same_die(c.box, k) for k in kept):
+            continue  # a tilted die's top face found apart from the whole die: one die
+        kept.append(c.box)
         value = int(np.argmax(values)) + 1
         sure_value = float(values[value - 1])
         bgr = die_body_colour(img, middle_of(c.box))

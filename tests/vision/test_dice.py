@@ -175,3 +175,23 @@ def test_cli_exits_2_on_a_missing_or_unreadable_file(
     junk.write_bytes(b"not a png")
     assert dice_main([str(junk)]) == 2
     assert dice_main([]) == 2
+
+
+def test_a_tilted_die_s_top_face_found_apart_from_the_whole_die_is_one_die(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At a tilt the finder can put one centre on the top face and one on the whole die (top and side face):
+    boxes sharing most of the smaller one are one die, the surer reading kept. Dice side by side are not."""
+    import vision.dice as dice_module
+
+    sure_two = np.array([0.0, 0.0, 0.98, 0.0, 0.0, 0.0, 0.02], np.float32)
+    head = np.full(6, 1 / 6, np.float32)
+    found = [
+        dice_module.Candidate((824, 256, 859, 292), 0.9, head, sure_two, False),  # top face
+        dice_module.Candidate((823, 265, 866, 309), 0.6, head, sure_two, False),  # whole die, lower
+        dice_module.Candidate((866, 262, 905, 306), 0.8, head, sure_two, False),  # the die beside it
+    ]
+    monkeypatch.setattr(dice_module, "candidates", lambda *a, **k: found)
+    image = np.full((400, 1000, 3), 120, np.uint8)
+    dice = read_dice(image)
+    assert sorted(d.box for d in dice) == [(824, 256, 859, 292), (866, 262, 905, 306)]
