@@ -61,7 +61,11 @@ HEAD_WEIGHT = 0.0  # how much the finder's own value guess counts beside the val
 FINDER_WEIGHT = 0.4  # the finder's weight in the die score (a geometric mean with the value networks' P(die))
 SURE_DIE = 0.6  # ... below this it is a die we are unsure of
 SURE_VALUE = 0.7  # the best value's probability needed to report it without doubt
-SAME_DIE_OVERLAP = 0.5  # two reported boxes sharing this much of the smaller one are one die
+# Two reported boxes sharing this much of the smaller one are one die (the weaker reading dropped); when the
+# weaker is a die we are unsure of, the lower share. Dice side by side or in a row on a castle, seen at a
+# tilt, share up to about half (their side faces overlap the neighbour's box).
+SAME_DIE_OVERLAP = 0.65
+SAME_DIE_OVERLAP_UNSURE = 0.5
 EDGE_SHARE = 0.6  # a die with less of its box inside the region is cut by the region's edge
 SECOND_LOOK_BELOW = 0.95  # value network scores under this get a second look (four turns)
 CROP_PX = 40  # the value network's input: one die, centred
@@ -245,12 +249,12 @@ def looked_at_twice(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
     return probs
 
 
-def _same_die(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Two boxes mostly over one another: two dice side by side or in a column never overlap this much."""
+def _shared(a: Sequence[float], b: Sequence[float]) -> float:
+    """The share of the smaller of two boxes that the other covers."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
     smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return smaller > 0 and ix * iy >= SAME_DIE_OVERLAP * smaller
+    return ix * iy / smaller if smaller > 0 else 0.0
 
 
 def _sigmoid(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -398,7 +402,8 @@ def read_dice(
     out: list[DieReading] = []
     kept: list[Box] = []
     for die, c, values in sorted(judged, key=lambda j: -j[0]):
-        if any(_same_die(c.box, k) for k in kept):
+        overlap = SAME_DIE_OVERLAP_UNSURE if die < SURE_DIE else SAME_DIE_OVERLAP
+        if any(_shared(c.box, k) >= overlap for k in kept):
             continue  # a tilted die's top face found apart from the whole die: one die
         kept.append(c.box)
         value = int(np.argmax(values)) + 1

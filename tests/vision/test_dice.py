@@ -195,3 +195,12 @@ def test_a_tilted_die_s_top_face_found_apart_from_the_whole_die_is_one_die(
     image = np.full((400, 1000, 3), 120, np.uint8)
     dice = read_dice(image)
     assert sorted(d.box for d in dice) == [(824, 256, 859, 292), (866, 262, 905, 306)]
+    # In a castle's row at a tilt, neighbours share about half of a box: a sure neighbour stays, a doubtful
+    # reading sharing as much with a sure die is that die again.
+    row = [
+        dice_module.Candidate((665, 126, 710, 173), 0.7, head, sure_two, False),
+        dice_module.Candidate((660, 146, 706, 191), 0.66, head, sure_two, False),  # shares 0.53, sure
+        dice_module.Candidate((668, 130, 712, 172), 0.2, head, sure_two, False),  # shares 0.9, doubtful
+    ]
+    monkeypatch.setattr(dice_module, "candidates", lambda *a, **k: row)
+    assert sorted(d.box for d in read_dice(image)) == [(660, 146, 706, 191), (665, 126, 710, 173)]
