@@ -405,38 +405,38 @@ class TableReader:
             search=looked,
         )
         knights = merged(kept, fresh, looked)
-        obs = FrameObservation(
-            frame_index=index,
-            tiles=dict(raw.tiles),
-            knights=knights.knights,
-            seen=knights.seen,
-            occluded=frozenset(),
-            busy=False,
-            artefacts=dict(raw.artefacts),
-            unsure=frozenset(knights.unsure & knights.seen),
-        )
-        table = self.stabilizer.update(obs)
-        self._last = _to_reading(table)
         now = (time.perf_counter() - t0) * 1000
-        result = replace(
-            previous,
-            frame_index=index,
-            reading=self._last,
-            raw=replace(raw, knights=knights.knights, unsure=knights.unsure, frame_index=max(0, index)),
-            changed=table.changed,
-            knights=knights,
-            timings_ms={"knights": now, "total": now},
-            reread=Reread.CHANGED,
-            looked=looked,
+        timings = {"knights": now, "total": now}
+        result = self._restated(
+            previous, index, knights, reread=Reread.CHANGED, looked=looked, timings=timings
         )
         self._remember(frame, result, polygons)
         return result
 
     def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
         """A frame that looks like the last one read: its reading again, as this frame's observation."""
+        if previous.knights is None:
+            raise AssertionError("a frame kept for the next one always has a reading")
+        self._since_whole += 1
+        timings = {"total": (time.perf_counter() - t0) * 1000}
+        return self._restated(
+            previous, index, previous.knights, reread=Reread.NOTHING, looked=frozenset(), timings=timings
+        )
+
+    def _restated(
+        self,
+        previous: FrameResult,
+        index: int,
+        knights: KnightsReading,
+        *,
+        reread: Reread,
+        looked: frozenset[str],
+        timings: Mapping[str, float],
+    ) -> FrameResult:
+        """Frame `index` as `previous` (its map, cards and occluders: none, as nothing crossed the frame's
+        edge) with `knights`, fed to the stabiliser as this frame's observation."""
         raw = previous.raw
-        knights = previous.knights
-        if raw is None or knights is None:
+        if raw is None:
             raise AssertionError("a frame kept for the next one always has a reading")
         obs = FrameObservation(
             frame_index=index,
@@ -450,17 +450,16 @@ class TableReader:
         )
         table = self.stabilizer.update(obs)
         self._last = _to_reading(table)
-        self._since_whole += 1
-        timings = {"total": (time.perf_counter() - t0) * 1000}
         return replace(
             previous,
             frame_index=index,
             reading=self._last,
-            raw=replace(raw, frame_index=max(0, index)),
+            raw=replace(raw, knights=knights.knights, unsure=knights.unsure, frame_index=max(0, index)),
             changed=table.changed,
+            knights=knights,
             timings_ms=timings,
-            reread=Reread.NOTHING,
-            looked=frozenset(),
+            reread=reread,
+            looked=looked,
         )
 
     def _nothing_seen(self, index: int) -> None:
