@@ -315,7 +315,8 @@ def read_knights(
             if search is not None and place not in looked:
                 continue  # a neighbour's die, or one off the board: read with its own location
             box = tuple(int(v) for v in die.box)
-            body, pips = die_face_colours(image, middle_of((box[0], box[1], box[2], box[3])))
+            face = middle_of((box[0], box[1], box[2], box[3]))
+            body, pips = die_face_colours(image, face)
             match = calibration.match(body, white_bgr)
             if pips is not None and (not match.accepted or match.colour in PIP_COLOURS):
                 # Pips are white or black; a turned die can fool the body-or-pips split, so a coloured group
@@ -325,7 +326,7 @@ def read_knights(
                     match = other
                 elif other.accepted and match.accepted and {match.colour, other.colour} == PIP_COLOURS:
                     # A black die or a white one: the body is the connected surface, the pips are blobs.
-                    dark_body = darker_is_body(image, middle_of((box[0], box[1], box[2], box[3])))
+                    dark_body = darker_is_body(image, face)
                     dark = match if sum(body) <= sum(pips) else other
                     light = other if dark is match else match
                     match = dark if dark_body else light
