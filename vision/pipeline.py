@@ -378,7 +378,11 @@ class TableReader:
         if previous is None or previous.raw is None:
             return None
         raw, stable = previous.raw, self._last
-        if dict(raw.tiles) != dict(stable.tiles) or dict(raw.artefacts) != dict(stable.artefacts):
+        # A tile this frame could not name (its codes under dice: `inferred`) is missing from the frame's
+        # tiles while the stable map keeps it: that is no change on hold.
+        if any(stable.tiles.get(h) != t for h, t in raw.tiles.items()):
+            return None
+        if dict(raw.artefacts) != dict(stable.artefacts):
             return None
         locs = {k for k in raw.tiles.values() if is_knight_location(k)}
         return frozenset(

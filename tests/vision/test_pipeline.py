@@ -307,3 +307,33 @@ def test_a_sticker_missing_with_no_die_over_it_still_holds_the_location() -> Non
     covered = [reader.read(render_scene(spec(BEFORE, hide_tags=0.3), 10 + i)[0]) for i in range(2)]
     assert all(r.occluded for r in covered), [sorted(r.occluded) for r in covered]
     assert all({k: dict(v) for k, v in r.reading.knights.items()} == BEFORE for r in covered)
+
+
+class CodesUnderDice(Oracle):
+    """After `named` frames, K2's codes are under its dice: the map reader places the castle (from the
+    lattice) but cannot name it in the frame, as `vision.mapreader` reports an `inferred` tile."""
+
+    def __init__(self, named: int) -> None:
+        super().__init__()
+        self.frames = 0
+        self.named = named
+
+    def map_reader(self, image: np.ndarray) -> MapView:
+        view = super().map_reader(image)
+        self.frames += 1
+        if self.frames <= self.named:
+            return view
+        tiles = {h: t for h, t in view.tiles.items() if t != "K2"}
+        return MapView(tiles, view.polygons, view.image_to_table, view.tag_quads, view.tags_per_tile,
+                       view.artefact_quads)
+
+
+def test_a_tile_the_frame_cannot_name_does_not_keep_the_table_from_resting() -> None:
+    """Set-up (every tile named), then a hand puts the knights down, K2's on its codes (read whole while the
+    hand is there and once after), then the table rests: it is not read whole frame after frame."""
+    oracle = CodesUnderDice(named=3)
+    reader = oracle.reader(hold=3)
+    frames = [steady({})] * 3 + [steady(BEFORE, occluders=1)] * 2 + [steady(BEFORE)] * 8
+    results = run(reader, oracle, frames)
+    assert results[-1].reading.knights == BEFORE and "K2" in results[-1].reading.tiles.values()
+    assert results[-1].reread is Reread.NOTHING, [r.reread for r in results]
