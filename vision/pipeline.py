@@ -286,16 +286,7 @@ class TableReader:
             )
 
         white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
-        polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
-        knights = read_knights(
-            frame,
-            polygons,
-            self.calibration,
-            image_to_table=view.image_to_table,
-            white_bgr=white,
-            occluders=None,
-            dice_reader=self.dice_reader,
-        )
+        polygons, knights = self._knights(frame, view, white)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
         mask: Image | None = None
@@ -394,20 +385,10 @@ class TableReader:
     ) -> FrameResult:
         """Only some locations changed and nothing came in from the frame's edge (so no hand is over the
         table): the last frame's map, occluders and cards stand, and only `looked`'s dice are read."""
-        view, kept, raw = previous.map, previous.knights, previous.raw
-        if view is None or kept is None or raw is None:
+        view, kept = previous.map, previous.knights
+        if view is None or kept is None:
             raise AssertionError("a frame kept for the next one always has a map and knights")
-        polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
-        fresh = read_knights(
-            frame,
-            polygons,
-            self.calibration,
-            image_to_table=view.image_to_table,
-            white_bgr=previous.white,
-            occluders=None,
-            dice_reader=self.dice_reader,
-            search=looked,
-        )
+        polygons, fresh = self._knights(frame, view, previous.white, looked)
         knights = merged(kept, fresh, looked)
         now = (time.perf_counter() - t0) * 1000
         timings = {"knights": now, "total": now}
@@ -416,6 +397,23 @@ class TableReader:
         )
         self._remember(frame, result, polygons)
         return result
+
+    def _knights(
+        self, frame: Image, view: MapView, white: BGR | None, search: frozenset[str] | None = None
+    ) -> tuple[dict[str, FloatArray], KnightsReading]:
+        """The knight locations' polygons of `view`, and the knights on them (on `search` alone, if given)."""
+        polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
+        knights = read_knights(
+            frame,
+            polygons,
+            self.calibration,
+            image_to_table=view.image_to_table,
+            white_bgr=white,
+            occluders=None,
+            dice_reader=self.dice_reader,
+            search=search,
+        )
+        return polygons, knights
 
     def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
         """A frame that looks like the last one read: its reading again, as this frame's observation."""
