@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -148,6 +148,26 @@ def with_finders_false_alarms(sample: data.Sample) -> data.Sample:
     return data.with_hard_negatives(sample, found)
 
 
+def _progress(  # noqa: PLR0917
+    kind: str,
+    log: list[dict[str, float]],
+    running: dict[str, float],
+    values: Mapping[str, float],
+    step: int,
+    steps: int,
+    every: int,
+    t0: float,
+) -> None:
+    """Smooth this step's `values` into `running`; every `every` steps (and the last) log and print them."""
+    for k, v in values.items():
+        running[k] = 0.98 * running.get(k, v) + 0.02 * v
+    if step % every == 0 or step == steps:
+        line = {"step": step, "s": round(time.perf_counter() - t0, 1)}
+        line.update({k: round(v, 4) for k, v in running.items()})
+        log.append(line)
+        print(json.dumps({kind: line}), flush=True)
+
+
 def train_values(
     mix: data.Mixture, *, steps: int, batch: int, seed: int, out: Path
 ) -> list[dict[str, float]]:
@@ -176,13 +196,7 @@ def train_values(
         opt.step()
         sched.step()
         acc = float((logits.argmax(1) == y_t).float().mean())
-        for k, v in (("loss", float(loss)), ("accuracy", acc)):
-            running[k] = 0.98 * running.get(k, v) + 0.02 * v
-        if step % 100 == 0 or step == steps:
-            line = {"step": step, "s": round(time.perf_counter() - t0, 1)}
-            line.update({k: round(v, 4) for k, v in running.items()})
-            log.append(line)
-            print(json.dumps({"value": line}), flush=True)
+        _progress("value", log, running, {"loss": float(loss), "accuracy": acc}, step, steps, 100, t0)
     export(model, out, value=True)
     return log
 
@@ -215,13 +229,7 @@ def train_detector(
         loss.backward()
         opt.step()
         sched.step()
-        for k, v in parts.items():
-            running[k] = 0.98 * running.get(k, v) + 0.02 * v
-        if step % 50 == 0 or step == steps:
-            line = {"step": step, "s": round(time.perf_counter() - t0, 1)}
-            line.update({k: round(v, 4) for k, v in running.items()})
-            log.append(line)
-            print(json.dumps({"detector": line}), flush=True)
+        _progress("detector", log, running, parts, step, steps, 50, t0)
         if step % 500 == 0:
             export(model, out)
     export(model, out)
