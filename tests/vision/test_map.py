@@ -230,3 +230,44 @@ def test_hard_frames_never_put_a_tile_on_a_wrong_hex(seed: int) -> None:
     turn, shift = aligned
     unread = set(truth.tiles.values()) - set(reading.hexes)
     assert {truth.tiles.get(mapreader._rotate60(h, turn) + shift) for h in reading.unknown_hexes} <= unread
+
+
+def test_a_still_table_keeps_its_plane_fit() -> None:
+    """Nothing moved since the last reading (the camera is on a stand): the plane, lattice and outlines stand,
+    while this frame's codes still say which tiles show their stickers and which cards lie face up."""
+    layout = random_layout(3, np.random.default_rng(5))
+    spec = SceneSpec(
+        layout, difficulty=Difficulty.EASY, tilt_deg=15.0, layout_seed=5, artefacts={"A01": True}
+    )
+    first = read_map(render_scene(spec, 1)[0])
+    assert first.ok and "A01" in first.cards
+    # another frame, other light and noise, a third of the stickers under paper, the card turned face down
+    image, truth = render_scene(spec.with_(hide_tags=0.3, artefacts={"A01": False}), 2)
+    again = read_map(image, previous=first)
+    assert mapreader.unmoved(first, [t for t in again.tags if not t.id.startswith("A")])
+    assert again.homography is first.homography and again.lattice == first.lattice
+    assert again.tiles == first.tiles and again.ok
+    unread = {t.component for t in truth.tags if t.covered} - {
+        t.component for t in truth.tags if not t.covered
+    }
+    assert again.inferred == unread & set(first.hexes) and again.inferred <= again.unsure
+    assert "A01" not in again.cards
+    assert same_layout(again.tiles, truth.tiles)
+
+
+def test_tiles_that_moved_are_fitted_afresh() -> None:
+    """Two tiles swapped, or the camera moved: the stickers are not where the last fit saw them, so the frame
+    is read in full and the map follows what is on the table."""
+    layout = random_layout(3, np.random.default_rng(6))
+    spec = SceneSpec(layout, difficulty=Difficulty.EASY, tilt_deg=10.0, layout_seed=6)
+    first = read_map(render_scene(spec, 1)[0])
+    assert first.ok
+    a, b = sorted(h for h, t in layout.items() if t.startswith("T"))[:2]
+    swapped = dict(layout) | {a: layout[b], b: layout[a]}
+    image, truth = render_scene(spec.with_(tiles=swapped), 2)
+    again = read_map(image, previous=first)
+    assert again.homography is not first.homography
+    assert same_layout(again.tiles, truth.tiles)
+    assert again.hexes[layout[a]] == first.hexes[layout[b]]
+    turned, _ = render_scene(spec.with_(tilt_deg=25.0), 3)
+    assert read_map(turned, previous=first).homography is not first.homography
