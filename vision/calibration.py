@@ -86,15 +86,16 @@ def bgr_to_lab(bgr: npt.ArrayLike) -> npt.NDArray[np.float32]:
 
 
 def lab_distance(references: npt.ArrayLike, sample: npt.ArrayLike) -> npt.NDArray[np.float32]:
-    """Shade-tolerant distance from a Lab sample to each Lab reference (Nx3): see the module docstring."""
+    """Shade-tolerant distance from a Lab sample to each Lab reference (Nx3): see the module docstring.
+    `sample` may also be Nx3, one sample per reference (row by row)."""
     refs = np.asarray(references, dtype=np.float32).reshape(-1, 3)
-    s = np.asarray(sample, dtype=np.float32).reshape(3)
-    ratio = np.clip(refs[:, 0] / max(float(s[0]), 1.0), *SHADE_RANGE)
-    da = s[1] * ratio - refs[:, 1]
-    db = s[2] * ratio - refs[:, 2]
+    s = np.asarray(sample, dtype=np.float32).reshape(-1, 3)
+    ratio = np.clip(refs[:, 0] / np.maximum(s[:, 0], 1.0), *SHADE_RANGE)
+    da = s[:, 1] * ratio - refs[:, 1]
+    db = s[:, 2] * ratio - refs[:, 2]
     # Lightness is what tells white from black: neutral references weigh it up to `L_WEIGHT_NEUTRAL`.
     neutral = 1.0 - np.minimum(np.hypot(refs[:, 1], refs[:, 2]), 30.0) / 30.0
-    dl = (L_WEIGHT + (L_WEIGHT_NEUTRAL - L_WEIGHT) * neutral) * (s[0] - refs[:, 0])
+    dl = (L_WEIGHT + (L_WEIGHT_NEUTRAL - L_WEIGHT) * neutral) * (s[:, 0] - refs[:, 0])
     dist: npt.NDArray[np.float32] = np.sqrt(dl**2 + da**2 + db**2).astype(np.float32)
     return dist
 
@@ -108,9 +109,7 @@ def middle_of(box: Box, margin: float = 0.15) -> Box:
     return (ix0, iy0, max(ix0 + 1, round(x1 - mx)), max(iy0 + 1, round(y1 - my)))
 
 
-def die_body_colour(
-    image: npt.NDArray[np.uint8], box: Box, mask: npt.NDArray[np.uint8] | None = None
-) -> BGR:
+def die_body_colour(image: npt.NDArray[np.uint8], box: Box, mask: npt.NDArray[np.uint8] | None = None) -> BGR:
     """Median body colour of the die face in `box` (x0, y0, x1, y1), pips and glare excluded.
 
     The inner 70% of the box is used (edges mix with the tile or the die's sides); glare (clipped pixels) is
@@ -331,19 +330,19 @@ class ColourCalibration:
         sample = balance(bgr, white_bgr)[0].astype(np.float64)
         lab = bgr_to_lab(sample)[0]
         d = lab_distance(self._matrix, lab).astype(np.float64)
+        # all references at once: the veil towards white from each, how much of it the sample shows
         white = np.full(3, WHITE_TARGET)
-        for i, ref in enumerate(self._bgr):
-            veil = white - ref
-            norm = float(veil @ veil)
-            if norm < 1e-6:
-                continue
-            a = float(np.clip((sample - ref) @ veil / norm, 0.0, MAX_GLARE))
-            if a <= 0.02:
-                continue
-            unveiled = np.clip((sample - a * white) / (1.0 - a), 0.0, 255.0)
-            alt = float(lab_distance(self._matrix[i : i + 1], bgr_to_lab(unveiled)[0])[0])
-            alt += GLARE_PENALTY * a
-            d[i] = min(d[i], alt)
+        refs = np.asarray(self._bgr, np.float64).reshape(-1, 3)
+        veils = white - refs
+        norms = np.einsum("ij,ij->i", veils, veils)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.clip(((sample - refs) * veils).sum(axis=1) / norms, 0.0, MAX_GLARE)
+        veiled = (norms >= 1e-6) & (a > 0.02)
+        if veiled.any():
+            av = a[veiled][:, None]
+            unveiled = np.clip((sample - av * white) / (1.0 - av), 0.0, 255.0)
+            alt = lab_distance(self._matrix[veiled], bgr_to_lab(unveiled)).astype(np.float64)
+            d[veiled] = np.minimum(d[veiled], alt + GLARE_PENALTY * a[veiled])
         return self._match_distances(d)
 
     def nearest(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> tuple[Colour, float]:
@@ -417,9 +416,7 @@ class ColourCalibration:
         return cls.from_json(obj)
 
 
-def sticker_white(
-    image: npt.NDArray[np.uint8], quads: Sequence[npt.NDArray[Any]] | None = None
-) -> BGR:
+def sticker_white(image: npt.NDArray[np.uint8], quads: Sequence[npt.NDArray[Any]] | None = None) -> BGR:
     """Estimate the table's white (sticker paper) in `image`.
 
     With sticker corner quads (from the QR decoder), the white is the bright paper around
