@@ -9,7 +9,8 @@ Split (fixed, documented, `vision.dice_model.data.split`): photo names sorted, s
 `numpy.random.default_rng(7)`, the first 70% tune, the last 30% are held out. The dice network is trained, and
 its thresholds chosen, on the tuning split only.
 
-Usage:  python bench/dice_real.py [PHOTOS_DIR] [--limit N] [--die-px]
+Usage:  python bench/dice_real.py [PHOTOS_DIR] [--limit N] [--die-px] [--only tuning|held-out]
+`--only tuning` while choosing anything (a threshold, a network): the held-out figures are for reporting.
 `--die-px` passes each photo's median labelled die size, as a caller that knows the scale would.
 """
 
@@ -106,6 +107,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("photos", nargs="?", default=str(DEFAULT))
     parser.add_argument("--limit", type=int, default=0, help="at most N photos per split (quick looks)")
     parser.add_argument("--die-px", action="store_true", help="pass each photo's labelled die size")
+    parser.add_argument("--only", choices=("tuning", "held-out"), help="one split (choose on tuning alone)")
     args = parser.parse_args(list(argv))
     folder = Path(args.photos)
     photos = {p.name: p for p in sorted(folder.glob("*.jpg")) if p.with_suffix(".json").is_file()}
@@ -117,6 +119,8 @@ def main(argv: Sequence[str]) -> int:
         f"{len(photos)} photos in {folder}; split seed {SPLIT_SEED}: {len(tune)} tuning, {len(held)} held out"
     )
     for name, part in (("tuning", tune), ("held-out", held)):
+        if args.only not in (None, name):
+            continue
         chosen = part[: args.limit] if args.limit else part
         print(evaluate([photos[n] for n in chosen], args.die_px).line(name), flush=True)
     return 0

@@ -303,6 +303,8 @@ def read_knights(
         side = die_px(locs.values())
         if side is not None and accepts_keyword(reader, "die_px"):
             extra["die_px"] = side
+        if accepts_keyword(reader, "body_colours"):
+            extra["body_colours"] = False  # the faces' colours are looked at below
         # The player is named below from the top face's colours (body or pips), so the reader need not.
         found = list(reader(image, region=region, calibration=None, **extra))
         centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]

@@ -204,3 +204,59 @@ def test_a_tilted_die_s_top_face_found_apart_from_the_whole_die_is_one_die(
     ]
     monkeypatch.setattr(dice_module, "candidates", lambda *a, **k: row)
     assert sorted(d.box for d in read_dice(image)) == [(660, 146, 706, 191), (665, 126, 710, 173)]
+
+
+def test_the_second_value_network_votes_only_where_the_first_is_not_sure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first value network decides alone on crops it is sure of (about 0.957 is "quite sure" under its
+    label smoothing); the second one is asked about the rest, and their scores are averaged there; crops
+    still doubtful after the vote are read again in their four turns."""
+    import vision.dice as dice_module
+
+    first, second = dice_module.VALUE_MODELS
+    sure = np.log(np.array([0.01, 0.0, 0.0, 0.957, 0.0, 0.0, 0.033]) + 1e-6)
+    torn = np.log(np.array([0.05, 0.0, 0.0, 0.5, 0.45, 0.0, 0.0]) + 1e-6)
+    other = np.log(np.array([0.02, 0.0, 0.0, 0.9, 0.08, 0.0, 0.0]) + 1e-6)
+    asked: list[tuple[str, int]] = []
+
+    def logits(path: Path, crops: list[np.ndarray]) -> np.ndarray:
+        asked.append((path.name, len(crops)))
+        # crop 0 is one the first network is sure of, crop 1 one it is torn about (the turns: as torn)
+        rows = [sure if float(c[0, 0, 0]) == 0 else torn for c in crops]
+        return np.array([other if path == second else r for r in rows])
+
+    monkeypatch.setattr(dice_module, "_value_logits", logits)
+    crops = [np.zeros((40, 40, 3), np.uint8), np.full((40, 40, 3), 9, np.uint8)]
+    probs = dice_module.looked_at_twice(crops)
+    assert asked[:2] == [(first.name, 2), (second.name, 1)]
+    assert asked[2:] == [(first.name, 3), (second.name, 3)]  # the torn crop's three turns, both networks
+    assert probs[0, 3] == pytest.approx(0.957, abs=1e-3)  # the first network's own, alone
+    assert probs[1, 3] == pytest.approx((0.5 + 0.9) / 2, abs=1e-3)  # the vote, the same in every turn
+
+
+def test_a_caller_that_names_players_itself_gets_no_body_colour() -> None:
+    image, _truth = render_die(4, C.RED, seed=3, size_px=36)
+    plain = read_dice(image, die_px=36)
+    bare = read_dice(image, die_px=36, body_colours=False)
+    assert [d.value for d in bare] == [d.value for d in plain] == [4]
+    assert plain[0].colour_bgr is not None and bare[0].colour_bgr is None
+    assert bare[0].to_json()["colour_bgr"] is None
+    # asked to name the players, it measures the colour whatever `body_colours` says
+    named = read_dice(image, calibration=default_calibration(), die_px=36, body_colours=False)
+    assert named[0].colour_bgr is not None and named[0].player is not None
+
+
+def test_the_networks_input_is_what_opencv_would_make_of_the_images() -> None:
+    """`_blob` replaces `cv2.dnn.blobFromImages(images, 1/255)` (slow in OpenCV 5): the same numbers, bit for
+    bit, for one image and for a batch."""
+    import vision.dice as dice_module
+
+    rng = np.random.default_rng(4)
+    one = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    batch = [rng.integers(0, 256, (40, 40, 3), dtype=np.uint8) for _ in range(3)]
+    for images in ([one], batch):
+        ours = dice_module._blob(images)
+        theirs = cv2.dnn.blobFromImages(images, 1.0 / 255.0)
+        assert ours.dtype == np.float32 and ours.flags.c_contiguous
+        assert ours.shape == theirs.shape and np.array_equal(ours, theirs)

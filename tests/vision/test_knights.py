@@ -211,8 +211,8 @@ def test_die_px_is_passed_only_to_a_reader_that_takes_it() -> None:
     calls: list[dict[str, object]] = []
 
     def with_size(image: np.ndarray, region: object = None, calibration: object = None, *,
-                  die_px: float | None = None) -> list[object]:
-        calls.append({"die_px": die_px})
+                  die_px: float | None = None, body_colours: bool = True) -> list[object]:
+        calls.append({"die_px": die_px, "body_colours": body_colours})
         return []
 
     def without_size(image: np.ndarray, region: object = None, calibration: object = None) -> list[object]:
@@ -223,6 +223,7 @@ def test_die_px_is_passed_only_to_a_reader_that_takes_it() -> None:
     read_knights(image, {"T01": hexagon}, cal, dice_reader=with_size)
     read_knights(image, {"T01": hexagon}, cal, dice_reader=without_size)  # no TypeError: keyword left out
     assert calls[1] == {}
+    assert calls[0]["body_colours"] is False  # knights look at the faces' colours themselves
     expected = radius * 16.0 / (90.0 / math.sqrt(3.0))
     got = calls[0]["die_px"]
     assert isinstance(got, float) and got == pytest.approx(expected, rel=0.01)

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -92,7 +93,15 @@ def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--photos", type=Path, default=data.REAL_DICE)
     ap.add_argument("--synthetic", type=int, default=12)
+    ap.add_argument(
+        "--looks",
+        help="instead of the threshold table: VOTE:SECOND pairs (VOTE_BELOW, SECOND_LOOK_BELOW), e.g. "
+        "1.01:0.95,0.94:0.9; each reads every image again and prints the chosen thresholds' line and how "
+        "many crops each network read",
+    )
     args = ap.parse_args(list(argv))
+    if args.looks:
+        return _compare_looks(args.photos, args.synthetic, args.looks)
     real = cases_real(args.photos)
     synth = cases_synthetic(args.synthetic)
     print(f"{len(real)} tuning photos, {len(synth)} synthetic tables")
@@ -107,6 +116,35 @@ def main(argv: Sequence[str]) -> int:
             f"FINDER {finder:.2f} | real: {score(real, detect, sure_die, sure_value, head, finder)} | "
             f"synthetic: {score(synth, detect, sure_die, sure_value, head, finder)}"
         )
+    return 0
+
+
+def _compare_looks(photos: Path, tables: int, looks: str) -> int:
+    """How the value networks' vote and second look (`dice.VOTE_BELOW`, `dice.SECOND_LOOK_BELOW`) change the
+    figures at the chosen thresholds, and what they cost in crops read."""
+    reads: dict[str, int] = {}
+    logits = dice._value_logits
+
+    def counted(path: Path, crops: Sequence[dice.Image]) -> Any:
+        reads[path.name] = reads.get(path.name, 0) + len(crops)
+        return logits(path, crops)
+
+    dice._value_logits = counted
+    try:
+        for pair in looks.split(","):
+            vote, second = (float(v) for v in pair.split(":"))
+            dice.VOTE_BELOW, dice.SECOND_LOOK_BELOW = vote, second
+            reads.clear()
+            real, synth = cases_real(photos), cases_synthetic(tables)
+            chosen = (dice.DETECT, dice.SURE_DIE, dice.SURE_VALUE, dice.HEAD_WEIGHT, dice.FINDER_WEIGHT)
+            crops = ", ".join(f"{k} {v}" for k, v in sorted(reads.items()))
+            print(
+                f"VOTE_BELOW {vote:.2f} SECOND_LOOK_BELOW {second:.2f} | real: {score(real, *chosen)} | "
+                f"synthetic: {score(synth, *chosen)} | crops read: {crops}",
+                flush=True,
+            )
+    finally:
+        dice._value_logits = logits
     return 0
 
 
