@@ -15,7 +15,9 @@ was when each location was last read:
   edge, so no hand is over the table): the last map, occluders and cards stand and only those locations'
   dice are read, together with every location whose last reading is not yet the stable one;
 - anything else (something outside the locations changed, the last frame had a hand in it or was not OK, or
-  `refresh_frames` frames passed): the frame is read whole.
+  `refresh_frames` frames passed): the frame is read whole. Even then, when no sticker moved since the last
+  reading, the map reader keeps its plane fit and costs the decode alone (`vision.mapreader.unmoved`): what a
+  whole frame costs is the dice finder over every location.
 A location whose reading differs from the stable one is read afresh in every frame until it commits, so a
 hold is always made of readings of different frames: one misreading is never repeated into a stable one.
 

@@ -271,3 +271,30 @@ def test_tiles_that_moved_are_fitted_afresh() -> None:
     assert again.hexes[layout[a]] == first.hexes[layout[b]]
     turned, _ = render_scene(spec.with_(tilt_deg=25.0), 3)
     assert read_map(turned, previous=first).homography is not first.homography
+
+
+def test_a_still_table_looks_again_for_a_card_the_whole_frame_pass_missed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One decode that misses a face-up card must not turn it face down: where the previous reading saw it,
+    its sticker is read again from a crop."""
+    from dataclasses import replace
+
+    layout = random_layout(3, np.random.default_rng(5))
+    spec = SceneSpec(
+        layout, difficulty=Difficulty.EASY, tilt_deg=15.0, layout_seed=5, artefacts={"A02": True}
+    )
+    first = read_map(render_scene(spec, 1)[0])
+    assert "A02" in first.cards
+    whole_frame = mapreader.decode_tags
+
+    def missing_cards(image: Image, *args: object, **kwargs: object) -> object:
+        got = whole_frame(image, *args, **kwargs)  # type: ignore[arg-type]
+        if kwargs.get("regions") is None:
+            got = replace(got, tags=tuple(t for t in got.tags if not t.id.startswith("A")))
+        return got
+
+    monkeypatch.setattr(mapreader, "decode_tags", missing_cards)
+    again = read_map(render_scene(spec, 2)[0], previous=first)
+    assert again.homography is first.homography  # the still path
+    assert "A02" in again.cards
