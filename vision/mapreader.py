@@ -361,18 +361,15 @@ def unmoved(previous: MapReading, tile_tags: Sequence[TagDetection]) -> bool:
     were read to tell. Stickers not read (under dice, a hand) do not count against it."""
     if previous.status is not MapStatus.OK or previous.lattice is None or len(tile_tags) < STILL_TAGS:
         return False
-    places: dict[str, list[FloatArray]] = {}
-    for a in previous.anchor:
-        places.setdefault(a.id, []).append(a.corners)
-    for t in tile_tags:
-        tol = max(STILL_PX, STILL_MODULES * t.module_px)
-        if not any(_near(t.corners, c, tol) for c in places.get(t.id, ())):
-            return False
-    return True
+    return all(any(_same_place(t, a) for a in previous.anchor) for t in tile_tags)
 
 
-def _near(corners: FloatArray, before: FloatArray, tol: float) -> bool:
-    shift = np.linalg.norm(corners - before, axis=1)
+def _same_place(tag: TagDetection, before: TagDetection) -> bool:
+    """The same tile's sticker, where it was (`STILL_PX`, `STILL_MODULES`)."""
+    if tag.payload.id != before.payload.id:
+        return False
+    tol = max(STILL_PX, STILL_MODULES * tag.module_px)
+    shift = np.linalg.norm(tag.corners - before.corners, axis=1)
     return float(shift.mean()) <= tol and float(shift.max()) <= 2.0 * tol
 
 
@@ -389,14 +386,20 @@ def _as_before(  # noqa: PLR0917
 ) -> MapReading:
     """`previous`'s map for a frame in which nothing has moved (`unmoved`): its plane, lattice and outlines
     stand; this frame's codes say which tiles show their stickers, which cards lie face up, what was ignored.
-    Cards `previous` saw and this frame's pass missed are looked for where they were."""
+    Tiles none of whose stickers this frame's pass read, and cards `previous` saw that it missed, are looked
+    for where their codes were, enlarged and sharpened, as a frame fitted afresh looks again in the cells of
+    the tiles it lacks (glare or blur, not only dice and hands, hide a code from the whole-frame pass)."""
     h, w = gray.shape
-    lost = _boxes_of_lost_cards(previous, cards, w, h)
-    if lost:
+    read = {t.payload.id for t in tile_tags}
+    missing = [a for a in previous.anchor if a.payload.id not in read]
+    boxes = [_box_of_code(a.corners, w, h) for a in missing] + _boxes_of_lost_cards(previous, cards, w, h)
+    if boxes:
         module_px = float(np.median([t.module_px for t in tile_tags]))
         scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
-        extra = decode_tags(gray, backend, regions=lost, upscale=scale, sharpen=backend is Backend.ZXING)
-        _tiles, more_cards, more_rejected = _split(list(extra.tags), known)
+        extra = decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=backend is Backend.ZXING)
+        more_tiles, more_cards, more_rejected = _split(list(extra.tags), known)
+        # a sticker found again counts where it was: the plane stands only for stickers that did not move
+        tile_tags = _merge(tile_tags, [t for t in more_tiles if any(_same_place(t, a) for a in missing)])
         for k, v in more_cards.items():
             cards.setdefault(k, v)
         ignored.extend(more_rejected)
@@ -783,15 +786,15 @@ def _boxes_of_lost_cards(
     previous: MapReading, cards: Mapping[str, TagDetection], w: int, h: int
 ) -> list[tuple[int, int, int, int]]:
     """Where artefact stickers seen in the previous frame should be, when this frame has not read them."""
-    out = []
-    for aid, tag in previous.cards.items():
-        if aid in cards:
-            continue
-        c = tag.corners.mean(axis=0)
-        r = float(np.linalg.norm(tag.corners[0] - tag.corners[2])) * 0.9
-        x0, y0, x1, y1 = int(c[0] - r), int(c[1] - r), int(c[0] + r), int(c[1] + r)
-        out.append((max(0, x0), max(0, y0), min(w, x1), min(h, y1)))
-    return out
+    return [_box_of_code(tag.corners, w, h) for aid, tag in previous.cards.items() if aid not in cards]
+
+
+def _box_of_code(corners: FloatArray, w: int, h: int) -> tuple[int, int, int, int]:
+    """A box around a code's corners with a margin of most of a code on every side, inside the frame."""
+    c = corners.mean(axis=0)
+    r = float(np.linalg.norm(corners[0] - corners[2])) * 0.9
+    x0, y0, x1, y1 = int(c[0] - r), int(c[1] - r), int(c[0] + r), int(c[1] + r)
+    return (max(0, x0), max(0, y0), min(w, x1), min(h, y1))
 
 
 def _box_around(

@@ -563,13 +563,12 @@ def default_map_reader(backend: Any = None) -> MapReader:
 
 def map_view(reading: Any) -> MapView:
     """Adapt `vision.mapreader.MapReading`: tiles seen in this frame; polygons for those and for tiles
-    kept from earlier frames (`inferred`), placed by this frame's lattice."""
+    kept from earlier frames (`inferred`): their outline from the reading (a still table keeps each tile's
+    own, as its stickers placed it), else their lattice cell's."""
     inferred = frozenset(reading.inferred)
     tiles = {h: t for h, t in reading.tiles.items() if t not in inferred}
-    polygons: dict[str, FloatArray] = {
-        t: np.asarray(p, np.float64) for t, p in reading.tile_polygons.items() if t not in inferred
-    }
-    for t in inferred:
+    polygons: dict[str, FloatArray] = {t: np.asarray(p, np.float64) for t, p in reading.tile_polygons.items()}
+    for t in inferred - set(polygons):
         hx = reading.hexes.get(t)
         poly = reading.polygon_of(hx) if hx is not None else None
         if poly is not None:

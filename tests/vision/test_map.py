@@ -298,3 +298,28 @@ def test_a_still_table_looks_again_for_a_card_the_whole_frame_pass_missed(
     again = read_map(render_scene(spec, 2)[0], previous=first)
     assert again.homography is first.homography  # the still path
     assert "A02" in again.cards
+
+
+def test_a_still_table_looks_again_for_a_tile_the_whole_frame_pass_missed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Glare or blur can hide both codes of a tile from the whole-frame pass: a tile none of whose codes was
+    read is decoded again where they were, as a frame fitted afresh looks again in its missing cells."""
+    from dataclasses import replace
+
+    layout = random_layout(3, np.random.default_rng(5))
+    spec = SceneSpec(layout, difficulty=Difficulty.EASY, tilt_deg=15.0, layout_seed=5)
+    first = read_map(render_scene(spec, 1)[0])
+    lost = sorted(t for t in first.hexes if t.startswith("T"))[0]
+    whole_frame = mapreader.decode_tags
+
+    def missing_tile(image: Image, *args: object, **kwargs: object) -> object:
+        got = whole_frame(image, *args, **kwargs)  # type: ignore[arg-type]
+        if kwargs.get("regions") is None:
+            got = replace(got, tags=tuple(t for t in got.tags if t.id != lost))
+        return got
+
+    monkeypatch.setattr(mapreader, "decode_tags", missing_tile)
+    again = read_map(render_scene(spec, 2)[0], previous=first)
+    assert again.homography is first.homography
+    assert lost not in again.inferred and again.tags_per_tile.get(lost, 0) >= 1

@@ -337,3 +337,28 @@ def test_a_tile_the_frame_cannot_name_does_not_keep_the_table_from_resting() -> 
     results = run(reader, oracle, frames)
     assert results[-1].reading.knights == BEFORE and "K2" in results[-1].reading.tiles.values()
     assert results[-1].reread is Reread.NOTHING, [r.reread for r in results]
+
+
+def test_a_tile_hidden_in_this_frame_keeps_the_outline_its_stickers_gave_it() -> None:
+    """A tile not seen in this frame (`inferred`) is drawn where the reading has it (a still table keeps each
+    tile's own outline, shifted and turned as it lies), and only without one where its lattice cell is."""
+    from vision.hexfit import Lattice
+    from vision.mapreader import MapReading, MapStatus
+    from vision.pipeline import map_view
+
+    lattice = Lattice(0.0, 90.0, (0.0, 0.0))
+    own = lattice.corners((6.0, -4.0), 0.1) + 500.0  # a tile lying a little off its cell, turned
+    reading = MapReading(
+        MapStatus.OK,
+        tiles={Hex(0, 0): "T01", Hex(1, 0): "T02"},
+        hexes={"T01": Hex(0, 0), "T02": Hex(1, 0)},
+        tile_polygons={"T01": own},
+        homography=np.eye(3),
+        table_to_image=np.array([[1.0, 0, 500.0], [0, 1.0, 500.0], [0, 0, 1.0]]),
+        lattice=lattice,
+        inferred=frozenset({"T01", "T02"}),
+    )
+    view = map_view(reading)
+    assert np.allclose(view.polygons["T01"], own)
+    cell = reading.polygon_of(Hex(1, 0))
+    assert cell is not None and np.allclose(view.polygons["T02"], cell)
