@@ -207,10 +207,10 @@ def read_map(
     known = _known_ids(catalogue)
     tile_tags, cards, rejected = _split(tags, known)
     ignored.extend(rejected)
-    # With a previous reading that shares tiles with this frame we are "warm": the map does not change
-    # during a game, so only tiles the previous reading had and this frame lacks are looked for again.
     if previous is not None and frame.shape[:2] == previous.frame_size[::-1] and unmoved(previous, tile_tags):
         return _as_before(previous, gray, tile_tags, cards, ignored, known, backend, timings, start)
+    # With a previous reading that shares tiles with this frame we are "warm": the map does not change
+    # during a game, so only tiles the previous reading had and this frame lacks are looked for again.
     prev_ids = set(previous.hexes) if previous is not None else set()
     found_ids = {t.payload.id for t in tile_tags}
     warm = bool(prev_ids & found_ids)
