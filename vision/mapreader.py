@@ -236,12 +236,8 @@ def read_map(
         t0 = time.perf_counter()
         second = decode_tags(gray, backend) if factor > 1 else decode_tags(gray, backend, upscale=2.0)
         timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
-        more_tiles, more_cards, more_rejected = _split([_scaled(t, 1) for t in second.tags], known)
+        more_tiles = _absorb(second, known, cards, ignored)
         tile_tags = _merge(tile_tags, more_tiles)
-        for k, v in more_cards.items():
-            cards.setdefault(k, v)
-        ignored.extend(more_rejected)
-        ignored.extend(i for i in second.ignored if not _seen(ignored, i))
         if len(more_tiles) or solution is None:
             solution = _solve(tile_tags, initial if solution is None else solution[0].image_to_table)
 
@@ -269,12 +265,7 @@ def read_map(
             )
             if not (extra.tags or extra.ignored):
                 break
-            more_tiles, more_cards, more_rejected = _split(list(extra.tags), known)
-            new_tiles = _merge(tile_tags, more_tiles)
-            ignored.extend(i for i in extra.ignored if not _seen(ignored, i))
-            ignored.extend(more_rejected)
-            for k, v in more_cards.items():
-                cards.setdefault(k, v)
+            new_tiles = _merge(tile_tags, _absorb(extra, known, cards, ignored))
             if len(new_tiles) == len(tile_tags):
                 break
             grew = len({t.payload.id for t in new_tiles}) > len({t.payload.id for t in tile_tags})
@@ -294,13 +285,10 @@ def read_map(
                 if not blind or (time.perf_counter() - start) * 1000.0 > budget:
                     break
                 last = _refine(gray, solution, tile_tags, backend, cells=blind, tried=set(), deblur=True)
-                more_tiles, more_cards, more_rejected = _split(list(last.tags), known)
+                more_tiles = _absorb(last, known, cards, ignored, foreign=False)
                 if not more_tiles:
                     break
                 tile_tags = _merge(tile_tags, more_tiles)
-                ignored.extend(more_rejected)
-                for k, v in more_cards.items():
-                    cards.setdefault(k, v)
                 solution = _solve(tile_tags, solution[0].image_to_table)
         timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
     all_tags = tuple(tile_tags) + tuple(cards.values())
@@ -395,16 +383,9 @@ def _as_before(  # noqa: PLR0917
     missing = [a for a in previous.anchor if a.payload.id not in read]
     boxes = [_box_of_code(a.corners, w, h) for a in missing] + _boxes_of_lost_cards(previous, cards, w, h)
     if boxes:
-        module_px = float(np.median([t.module_px for t in tile_tags]))
-        scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
-        extra = decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=backend is Backend.ZXING)
-        more_tiles, more_cards, more_rejected = _split(list(extra.tags), known)
+        more_tiles = _absorb(_decode_boxes(gray, tile_tags, backend, boxes), known, cards, ignored)
         # a sticker found again counts where it was: the plane stands only for stickers that did not move
         tile_tags = _merge(tile_tags, [t for t in more_tiles if any(_same_place(t, a) for a in missing)])
-        for k, v in more_cards.items():
-            cards.setdefault(k, v)
-        ignored.extend(more_rejected)
-        ignored.extend(i for i in extra.ignored if not _seen(ignored, i))
     seen = {t.payload.id for t in tile_tags}
     inferred = frozenset(t for t in previous.hexes if t not in seen)
     fitted_unsure = previous.unsure - previous.inferred
@@ -683,8 +664,6 @@ def _refine(
     plane, _estimates, fit, _problems, _unsure = solution
     lattice = fit.lattice
     h, w = gray.shape
-    module_px = float(np.median([t.module_px for t in tile_tags]))
-    scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
     boxes: list[tuple[int, int, int, int]] = list(extra_boxes)
     for hx in cells:
         # the key is the cell's rough table position: hex numbers change between fits, places do not
@@ -694,12 +673,46 @@ def _refine(
             continue
         tried.add(key)
         boxes.append(_box_around(plane, centre, lattice.pitch * 0.62, w, h))
+    return _decode_boxes(gray, tile_tags, backend, boxes, deblur=deblur)
+
+
+def _decode_boxes(
+    gray: npt.NDArray[np.uint8],
+    tile_tags: Sequence[TagDetection],
+    backend: Backend,
+    boxes: Sequence[tuple[int, int, int, int]],
+    *,
+    deblur: bool = False,
+) -> DecodeResult:
+    """Decode full-resolution crops, enlarged so the codes' modules (as `tile_tags` show them) reach
+    `TARGET_MODULE_PX`, and sharpened (or, `deblur`, enlarged more and deblurred hard)."""
+    module_px = float(np.median([t.module_px for t in tile_tags]))
+    scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
     boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
     if not boxes:
         return DecodeResult((), (), backend)
     if deblur:
         return decode_tags(gray, backend, regions=boxes, upscale=max(3.0, scale), deblur=2.0)
     return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=backend is Backend.ZXING)
+
+
+def _absorb(
+    result: DecodeResult,
+    known: frozenset[str] | None,
+    cards: dict[str, TagDetection],
+    ignored: list[IgnoredCode],
+    *,
+    foreign: bool = True,
+) -> list[TagDetection]:
+    """A further decode's tile stickers; its cards go into `cards` (the first read of each stands), codes
+    of ids outside the catalogue and (`foreign`) codes not ours into `ignored`, each once."""
+    tiles, more_cards, rejected = _split(list(result.tags), known)
+    for k, v in more_cards.items():
+        cards.setdefault(k, v)
+    if foreign:
+        ignored.extend(i for i in result.ignored if not _seen(ignored, i))
+    ignored.extend(rejected)
+    return tiles
 
 
 class _Busy:
