@@ -24,7 +24,6 @@ import argparse
 import json
 import math
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
+from vision import networks
 from vision.calibration import die_body_colour, middle_of
 from vision.errors import VisionError
 
@@ -81,10 +81,6 @@ REGION_GROWTH = 1.12  # vision.knights grows tile polygons by 12% before passing
 
 class DiceInputError(VisionError, ValueError):
     """The image (or region) given to the dice reader is not readable."""
-
-
-class DiceModelError(VisionError, OSError):
-    """The dice network's file is missing or unreadable (a broken install)."""
 
 
 class Nearest(Protocol):
@@ -172,23 +168,6 @@ def estimate_die_px(region: npt.NDArray[np.uint8] | None) -> float | None:
     return min(from_outline, inner * DIE_SIDE_MM / (45.0 * REGION_GROWTH))
 
 
-_local = threading.local()  # a cv2.dnn.Net is not safe to share between threads
-
-
-def _net(path: Path) -> Any:
-    nets: dict[Path, Any] = _local.__dict__.setdefault("nets", {})
-    net = nets.get(path)
-    if net is None:
-        if not path.is_file():
-            raise DiceModelError(f"the dice network {str(path)!r} is missing: reinstall seneschal")
-        try:
-            net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise DiceModelError(f"cannot load the dice network {str(path)!r}: {exc}") from exc
-        nets[path] = net
-    return net
-
-
 def value_scores(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
     """The value networks on die crops (`die_crop`), their votes averaged: N x 7 probabilities, not a die then
     values 1..6."""
@@ -209,9 +188,8 @@ def value_scores(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
 
 
 def _value_logits(path: Path, crops: Sequence[Image]) -> npt.NDArray[np.float64]:
-    net = _net(path)
-    net.setInput(_blob(crops))
-    return np.asarray(net.forward(), np.float64).reshape(len(crops), 7)
+    (logits,) = networks.run(path, _blob(crops))
+    return np.asarray(logits, np.float64).reshape(len(crops), 7)
 
 
 def _blob(images: Sequence[Image]) -> npt.NDArray[np.float32]:
@@ -235,9 +213,8 @@ def network_maps(image: Image) -> npt.NDArray[np.float32]:
     h, w = image.shape[:2]
     ph, pw = -h % 16, -w % 16
     padded = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE) if ph or pw else image
-    net = _net(MODEL)
-    net.setInput(_blob([np.asarray(padded, np.uint8)]))
-    out: npt.NDArray[np.float32] = np.asarray(net.forward(), np.float32)[0]
+    (maps,) = networks.run(MODEL, _blob([np.asarray(padded, np.uint8)]))
+    out: npt.NDArray[np.float32] = maps[0]
     return out
 
 

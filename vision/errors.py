@@ -41,3 +41,7 @@ class DecoderUnavailableError(VisionError, RuntimeError):
 
 class FrameError(VisionError, ValueError):
     """A frame is not an image we can read (wrong shape, dtype or size)."""
+
+
+class DiceModelError(VisionError, OSError):
+    """A dice network's file is missing or unreadable (a broken install), or no runtime can run it."""

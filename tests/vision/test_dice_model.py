@@ -12,6 +12,7 @@ import pytest
 
 from vision import dice
 from vision.dice_model import data
+from vision.errors import DiceModelError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real-dice"
 
@@ -129,13 +130,16 @@ def test_the_finder_gives_eleven_maps_at_a_quarter_size() -> None:
     assert maps.shape == (data.CHANNELS, 28, 36)  # padded to 112 x 144, a quarter of that
 
 
-def test_a_missing_network_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(dice, "_local", type(dice._local)())
+@pytest.mark.parametrize("runtime", ["opencv", "onnxruntime"])
+def test_a_missing_network_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runtime: str
+) -> None:
+    monkeypatch.setenv("SENESCHAL_DNN", runtime)
     monkeypatch.setattr(dice, "MODEL", tmp_path / "gone.onnx")
-    with pytest.raises(dice.DiceModelError, match=r"gone\.onnx"):
+    with pytest.raises(DiceModelError, match=r"gone\.onnx"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a network")
     monkeypatch.setattr(dice, "MODEL", broken)
-    with pytest.raises(dice.DiceModelError, match=r"broken\.onnx"):
+    with pytest.raises(DiceModelError, match=r"broken\.onnx"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))

@@ -1,0 +1,79 @@
+"""vision.networks: the dice networks give the same numbers in ONNX Runtime and in OpenCV's DNN module, the
+choice between them, and its bad settings."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from vision import dice, networks
+from vision.errors import DiceModelError
+from vision.synth import Difficulty, random_spec, render_scene
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, call: object) -> tuple[object, object]:
+    out = []
+    for name in ("opencv", "onnxruntime"):
+        monkeypatch.setenv(networks.ENV, name)
+        assert networks.runtime() is networks.Runtime(name)
+        out.append(call())  # type: ignore[operator]
+    return out[0], out[1]
+
+
+def test_both_runtimes_give_the_finder_the_same_maps(monkeypatch: pytest.MonkeyPatch) -> None:
+    image, _truth = render_scene(random_spec(Difficulty.MEDIUM, 3), 3)
+    view = np.ascontiguousarray(image[300:620, 700:1180])
+    cv, ort = _both(monkeypatch, lambda: dice.network_maps(view))
+    assert isinstance(cv, np.ndarray) and isinstance(ort, np.ndarray)
+    assert cv.shape == ort.shape == (11, 80, 120)
+    assert np.abs(cv - ort).max() < 1e-3  # logits of size ~10: float rounding, in another order
+
+
+def test_both_runtimes_read_a_table_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    image, _truth = render_scene(random_spec(Difficulty.EASY, 5), 5)
+
+    def read() -> list[tuple[tuple[int, int, int, int], int, bool]]:
+        return [(d.box, d.value, d.unsure) for d in dice.read_dice(image, die_px=24.0, body_colours=False)]
+
+    cv, ort = _both(monkeypatch, read)
+    assert cv == ort and len(cv) >= 10  # type: ignore[arg-type]
+
+
+def test_value_networks_agree_across_runtimes_on_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    crops = [np.random.default_rng(k).integers(0, 256, (40, 40, 3), dtype=np.uint8) for k in range(5)]
+    cv, ort = _both(monkeypatch, lambda: dice._value_logits(dice.VALUE_MODELS[0], crops))
+    assert np.abs(np.asarray(cv) - np.asarray(ort)).max() < 1e-3
+
+
+def test_the_default_is_onnxruntime_when_installed_else_opencv(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(networks.ENV, raising=False)
+    assert networks.runtime() is networks.Runtime.ONNXRUNTIME
+    monkeypatch.setattr(networks, "_onnxruntime", lambda: None)
+    assert networks.runtime() is networks.Runtime.OPENCV
+    monkeypatch.setenv(networks.ENV, "onnxruntime")
+    with pytest.raises(DiceModelError, match=r"'onnxruntime' but onnxruntime is not installed"):
+        networks.runtime()
+
+
+def test_an_unknown_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(networks.ENV, "tensorflow")
+    with pytest.raises(DiceModelError, match=r"SENESCHAL_DNN='tensorflow' is none of .*opencv, onnxruntime"):
+        dice.read_dice(np.zeros((64, 64, 3), np.uint8))
+
+
+def test_one_session_serves_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(networks.ENV, "onnxruntime")
+    crops = [np.full((40, 40, 3), k * 40, np.uint8) for k in range(4)]
+    want = dice._value_logits(dice.VALUE_MODELS[0], crops)
+    got: list[np.ndarray] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(dice._value_logits(dice.VALUE_MODELS[0], crops)))
+        for _ in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 4 and all(np.array_equal(g, want) for g in got)
