@@ -44,6 +44,14 @@ Box = tuple[int, int, int, int]
 MODEL = Path(__file__).resolve().parent / "models" / "dicenet.onnx"
 
 
+def finder_model() -> Path:
+    """The finder's file for the runtime in use: its 8-bit twin in ONNX Runtime (1.5x faster there; made by
+    `python -m vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
+    if networks.runtime() is networks.Runtime.ONNXRUNTIME:
+        return MODEL.with_name(MODEL.stem + ".int8.onnx")
+    return MODEL
+
+
 def value_model_name(member: int) -> str:
     """The file of the value networks' `member` (1, 2, ...): they are trained alike with different seeds."""
     return "dicevalue.onnx" if member == 1 else f"dicevalue{member}.onnx"
@@ -76,6 +84,10 @@ CROP_PX = 40  # the value network's input: one die, centred
 CROP_MARGIN = 1.15  # its crop spans this times the die box's longer side
 TILE_SIDE_MM = 90.0 / math.sqrt(3.0)  # vision.tags: tiles are 90 mm across flats
 DIE_SIDE_MM = 16.0  # vision.tags.DIE_MM
+# The finder's view is shrunk by averaging areas below this scale, as its training data was (a 4K table:
+# 0.3-0.45); a milder shrink (1080p: 0.6-0.9) is bilinear: 6-9 -> 1 ms, and read alike (bench/vision.py's
+# easy and medium tables on seeds 200000..: the same readings).
+AREA_BELOW = 0.5
 REGION_GROWTH = 1.12  # vision.knights grows tile polygons by 12% before passing them
 
 
@@ -213,7 +225,7 @@ def network_maps(image: Image) -> npt.NDArray[np.float32]:
     h, w = image.shape[:2]
     ph, pw = -h % 16, -w % 16
     padded = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE) if ph or pw else image
-    (maps,) = networks.run(MODEL, _blob([np.asarray(padded, np.uint8)]))
+    (maps,) = networks.run(finder_model(), _blob([np.asarray(padded, np.uint8)]))
     out: npt.NDArray[np.float32] = maps[0]
     return out
 
@@ -320,6 +332,17 @@ def _scale_for(shape: tuple[int, ...], die_px: float | None, mask: npt.NDArray[n
     return min(1.0, MAX_UNHINTED_SIDE / max(shape[:2]))
 
 
+def finder_view(view: Image, scale: float) -> Image:
+    """`view` resized by `scale` for the finder: shrinks by more than `AREA_BELOW` average areas, as the
+    finder's training data was shrunk (bilinear lost white dice at 4K; a whole-number area shrink first, then
+    the rest, saves only 3 of 16 ms there); milder shrinks and enlargements are bilinear."""
+    if abs(scale - 1.0) <= 0.02:
+        return view
+    size = (max(16, round(view.shape[1] * scale)), max(16, round(view.shape[0] * scale)))
+    interpolation = cv2.INTER_AREA if scale < AREA_BELOW else cv2.INTER_LINEAR
+    return np.asarray(cv2.resize(view, size, interpolation=interpolation), np.uint8)
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """Something the finder thinks may be a die, before the decision: its box in the image, the finder's
@@ -355,14 +378,7 @@ def candidates(
         pad = int(TARGET_DIE_PX / scale)  # context around the region's edge
         ox, oy = max(0, bx - pad), max(0, by - pad)
         ex, ey = min(w, bx + bw + pad), min(h, by + bh + pad)
-    view = np.ascontiguousarray(img[oy:ey, ox:ex])
-    if abs(scale - 1.0) > 0.02:
-        # area averaging by a fraction is slow (5 ms for a 1080p table) but what the finder was trained on:
-        # a whole-number shrink and bilinear for the rest lost dice at 4K (bench/vision.py)
-        size = (max(16, round(view.shape[1] * scale)), max(16, round(view.shape[0] * scale)))
-        view = np.asarray(
-            cv2.resize(view, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), np.uint8
-        )
+    view = finder_view(np.ascontiguousarray(img[oy:ey, ox:ex]), scale)
     sx, sy = (ex - ox) / view.shape[1], (ey - oy) / view.shape[0]
     kept: list[tuple[_Found, tuple[float, float, float, float]]] = []
     for f in decode(network_maps(np.asarray(view, np.uint8)), max(CANDIDATE, least_score)):

@@ -237,6 +237,13 @@ def read_map(
         second = decode_tags(gray, backend) if factor > 1 else decode_tags(gray, backend, upscale=2.0)
         timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
         more_tiles = _absorb(second, known, cards, ignored)
+        if solution is None and not more_tiles:
+            # Still nothing: codes blurred across 2 px modules. Sharpen the whole frame once (a frame with no
+            # table in it pays for this too: about three first passes).
+            enlarge = 2.0 if factor == 1 else 1.0
+            third = decode_tags(gray, backend, regions=[(0, 0, w, h)], upscale=enlarge, sharpen=True)
+            more_tiles = _absorb(third, known, cards, ignored)
+            timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
         tile_tags = _merge(tile_tags, more_tiles)
         if len(more_tiles) or solution is None:
             solution = _solve(tile_tags, initial if solution is None else solution[0].image_to_table)

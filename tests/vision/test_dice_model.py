@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision import dice
-from vision.dice_model import data
+from vision.dice_model import data, quantize
 from vision.errors import DiceModelError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real-dice"
@@ -125,6 +125,15 @@ def test_the_networks_ship_small_and_load_in_opencv(path: Path) -> None:
     assert json.loads(log.read_text())["args"]["photos"]  # how they were made travels with them
 
 
+def test_the_finders_8_bit_twin_is_of_the_shipped_finder() -> None:
+    """A retrained finder needs `python -m vision.dice_model.quantize` again: ONNX Runtime reads the twin."""
+    twin = dice.MODEL.with_name("dicenet.int8.onnx")
+    assert twin.is_file() and twin.stat().st_size < dice.MODEL.stat().st_size / 2
+    log = json.loads(quantize.log_path(twin).read_text())
+    assert log["source_sha256"] == quantize.source_digest(dice.MODEL)
+    assert log["views"] >= 40 and "/head/Conv" in log["kept_float"]
+
+
 def test_the_finder_gives_eleven_maps_at_a_quarter_size() -> None:
     maps = dice.network_maps(np.zeros((100, 130, 3), np.uint8))
     assert maps.shape == (data.CHANNELS, 28, 36)  # padded to 112 x 144, a quarter of that
@@ -136,10 +145,9 @@ def test_a_missing_network_is_a_clear_error(
 ) -> None:
     monkeypatch.setenv("SENESCHAL_DNN", runtime)
     monkeypatch.setattr(dice, "MODEL", tmp_path / "gone.onnx")
-    with pytest.raises(DiceModelError, match=r"gone\.onnx"):
+    with pytest.raises(DiceModelError, match=r"gone(\.int8)?\.onnx' is missing"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))
-    broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"not a network")
-    monkeypatch.setattr(dice, "MODEL", broken)
-    with pytest.raises(DiceModelError, match=r"broken\.onnx"):
+    monkeypatch.setattr(dice, "MODEL", tmp_path / "broken.onnx")
+    dice.finder_model().write_bytes(b"not a network")  # the file this runtime reads
+    with pytest.raises(DiceModelError, match=r"cannot load the dice network .*broken(\.int8)?\.onnx"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))
