@@ -357,7 +357,10 @@ def unmoved(previous: MapReading, tile_tags: Sequence[TagDetection]) -> bool:
     were read to tell. Stickers not read (under dice, a hand) do not count against it."""
     if previous.status is not MapStatus.OK or previous.lattice is None or len(tile_tags) < STILL_TAGS:
         return False
-    return all(any(_same_place(t, a) for a in previous.anchor) for t in tile_tags)
+    by_tile: dict[str, list[TagDetection]] = {}
+    for a in previous.anchor:
+        by_tile.setdefault(a.payload.id, []).append(a)
+    return all(any(_same_place(t, a) for a in by_tile.get(t.payload.id, ())) for t in tile_tags)
 
 
 def _same_place(tag: TagDetection, before: TagDetection) -> bool:
