@@ -8,7 +8,7 @@ then camera streams (a table at rest, moves made under a hand) read frame after 
 Single frames. Each is a different random table (`vision.synth.random_spec(difficulty, seed)`). A fresh
 `TableReader` (hold 1, `incremental=False`: every frame read whole) first sees the same table at set-up (tiles
 laid, no knights yet, no hands, another frame's light; untimed), as the app always has, then the frame
-(timed). Printed per (difficulty, size, decoder): p50 / p95 milliseconds per frame on 2 OpenCV threads, and
+(timed). Printed per (difficulty, size, decoder): p50 / p95 milliseconds per frame on 2 threads, and
 the p50 of the map reading within it; the share of frames whose map is exactly right (every tile on its hex,
 named, up to the lattice's shift and turn) read from the frame alone (`map alone`: a tile whose two codes dice
 hide cannot be named) and as the reader has it after set-up (`map ok`: such a tile keeps its id); the share of
@@ -23,6 +23,10 @@ p50 / p95 ms per frame, the share of frames read whole, read at the changed loca
 table looked as before: `vision.pipeline.Reread`), the share of checks (the end of every still spell) whose
 stable reading is exactly the table, and how many frames' stable reading showed some location as neither
 before nor after the move under way ("half-made"; must be 0).
+
+The map reader stops refining a frame after its budget (150 ms with zxing), so on a loaded machine hard
+frames lose tiles; `SENESCHAL_REFINE_BUDGET_MS=inf python bench/vision.py` measures accuracy without it.
+The dice networks run in ONNX Runtime when installed (`SENESCHAL_DNN=opencv`: OpenCV's DNN module).
 
 Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and medium.
 """
@@ -46,7 +50,9 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from engine.colours import Colour  # noqa: E402
-from vision.mapreader import read_map  # noqa: E402
+from vision import networks  # noqa: E402
+from vision.dice import finder_model  # noqa: E402
+from vision.mapreader import REFINE_BUDGET_MS, read_map  # noqa: E402
 from vision.pipeline import Reread, TableReader, align_tiles  # noqa: E402
 from vision.qr import Backend  # noqa: E402
 from vision.synth import (  # noqa: E402
@@ -249,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="1080p,4k", help="comma-separated: 1080p,4k")
     p.add_argument("--difficulties", default="easy,medium,hard", help="comma-separated: easy,medium,hard")
     p.add_argument("--decoders", default="zxing,pyzbar", help="comma-separated: zxing,pyzbar")
-    p.add_argument("--threads", type=int, default=2, help="OpenCV threads (CI has 2 cores)")
+    p.add_argument("--threads", type=int, default=2, help="OpenCV and ONNX Runtime threads (2 cores)")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--errors", action="store_true", help="print the first misreadings per group")
     p.add_argument("--dice", choices=("network", "truth"), default="network",
@@ -273,7 +279,9 @@ def main(argv: list[str] | None = None) -> int:
 
     chosen = [Difficulty(d.strip().lower()) for d in args.difficulties.split(",") if d.strip()]
     print(f"bench/vision.py: {len(chosen) * len(sizes) * n} frames ({n} per difficulty and size), "
-          f"{args.threads} OpenCV threads, seeds {args.seed}..{args.seed + n - 1}, dice finder: {args.dice}")
+          f"{args.threads} threads, seeds {args.seed}..{args.seed + n - 1}, dice finder: {args.dice}"
+          + (f" ({networks.runtime().value}: {finder_model().name})" if args.dice == "network" else "")
+          + f", map refine budget zxing {REFINE_BUDGET_MS[Backend.ZXING]:g} ms")
     frames: dict[tuple[Difficulty, str], list[tuple[np.ndarray, GroundTruth, np.ndarray]]] = {}
     t0 = time.perf_counter()
     for diff in chosen:

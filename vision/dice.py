@@ -1,10 +1,12 @@
 """Dice on the table: where each die is, its top face's value 1..6, and how sure we are.
 
-Two kinds of small convolutional network, run by OpenCV's DNN module on the CPU from `vision/models/`:
+Two kinds of small convolutional network, run on the CPU from `vision/models/` by ONNX Runtime or OpenCV's
+DNN module (`vision.networks`):
 
-1. The *finder* (`dicenet.onnx`) looks at the image scaled so a die is about `TARGET_DIE_PX` across and gives,
-   for every cell of a grid a quarter of that size, how likely a die's centre lies there, a value guess, the
-   die's box size and the centre's place in the cell. Local maxima of the centre score are candidates.
+1. The *finder* (`dicenet.onnx`; in ONNX Runtime its 8-bit twin `dicenet.int8.onnx`) looks at the image
+   scaled so a die is about `TARGET_DIE_PX` across and gives, for every cell of a grid a quarter of that
+   size, how likely a die's centre lies there, a value guess, the die's box size and the centre's place in
+   the cell. Local maxima of the centre score are candidates.
 2. The *value networks* (`dicevalue*.onnx`, they vote) see each candidate's crop at the image's own
    resolution and say "not a die" or the top face's value, counting only the top face's pips.
 
