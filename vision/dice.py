@@ -47,8 +47,8 @@ MODEL = Path(__file__).resolve().parent / "models" / "dicenet.onnx"
 
 
 def finder_model() -> Path:
-    """The finder's file for the runtime in use: its 8-bit twin in ONNX Runtime (1.5x faster there; made by
-    `python -m vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
+    """The finder's file for the runtime in use: its 8-bit twin in ONNX Runtime (1.5-2.3x faster there; made
+    by `python -m vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
     if networks.runtime() is networks.Runtime.ONNXRUNTIME:
         return MODEL.with_name(MODEL.stem + ".int8.onnx")
     return MODEL
@@ -224,12 +224,17 @@ def _softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 def network_maps(image: Image) -> npt.NDArray[np.float32]:
     """The network's raw output for a BGR image (padded to a multiple of 16): 11 x H/4 x W/4."""
+    (maps,) = networks.run(finder_model(), finder_input(image))
+    out: npt.NDArray[np.float32] = maps[0]
+    return out
+
+
+def finder_input(image: Image) -> npt.NDArray[np.float32]:
+    """A BGR image as the finder takes it: padded (edge pixels repeated) to a multiple of 16; 1x3xHxW."""
     h, w = image.shape[:2]
     ph, pw = -h % 16, -w % 16
     padded = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE) if ph or pw else image
-    (maps,) = networks.run(finder_model(), _blob([np.asarray(padded, np.uint8)]))
-    out: npt.NDArray[np.float32] = maps[0]
-    return out
+    return _blob([np.asarray(padded, np.uint8)])
 
 
 def die_crop(

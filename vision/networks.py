@@ -1,9 +1,10 @@
 """Where the dice networks run: ONNX Runtime when it is installed, else OpenCV's DNN module.
 
 The same `.onnx` files run in both and give the same numbers to about 1e-5. ONNX Runtime is the faster of
-the two on a CPU (2 cores, measured 2026-11-22: the finder on a 1080p table's view 1.6x, a batch of 20 die
-crops 3x; docs/dice-model.md), so it is the default wherever pip installs it; OpenCV's module is always
-there (the Android build has only it). `SENESCHAL_DNN=opencv` or `=onnxruntime` chooses one explicitly.
+the two on a CPU (2 cores, measured 2026-11-22: the float finder on a 1080p table's view 1.4-2x, a batch of
+20 die crops 3x; and it runs the finder's 8-bit twin, `vision.dice.finder_model`; docs/dice-model.md), so
+it is the default wherever pip installs it; OpenCV's module is always there (the Android build has only
+it). `SENESCHAL_DNN=opencv` or `=onnxruntime` chooses one explicitly.
 
 Both are given as many threads as OpenCV has (`cv2.setNumThreads`), and ONNX Runtime's threads do not spin
 while they wait: on a tablet the interface shares the cores with the camera's worker thread.
@@ -11,9 +12,9 @@ while they wait: on a tablet the interface shares the cores with the camera's wo
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
-from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ class Runtime(Enum):
     ONNXRUNTIME = "onnxruntime"
 
 
+@functools.cache  # a failed import is tried again each time otherwise (every network run)
 def _onnxruntime() -> Any:
     """The `onnxruntime` module, or None when it is not installed (then OpenCV runs the networks)."""
     try:
@@ -105,20 +107,14 @@ def _session(path: Path) -> Any:
         return session
 
 
-def run(path: Path, feeds: Array | Mapping[str, Array]) -> list[Array]:
-    """The network in `path` on `feeds` (one array for a network with one input, else arrays by input
-    name): its outputs, in the order the file lists them."""
+def run(path: Path, blob: Array) -> list[Array]:
+    """The network in `path` on `blob` (its one input): its outputs, in the order the file lists them."""
     if runtime() is Runtime.ONNXRUNTIME:
         session = _session(path)
-        if not isinstance(feeds, Mapping):
-            feeds = {session.get_inputs()[0].name: feeds}
-        return [np.asarray(out, np.float32) for out in session.run(None, dict(feeds))]
+        outs = session.run(None, {session.get_inputs()[0].name: blob})
+        return [np.asarray(out, np.float32) for out in outs]
     net = _opencv_net(path)
-    if isinstance(feeds, Mapping):
-        for name, value in feeds.items():
-            net.setInput(value, name)
-    else:
-        net.setInput(feeds)
+    net.setInput(blob)
     names = net.getUnconnectedOutLayersNames()
     outs = net.forward(names) if len(names) > 1 else [net.forward()]
     return [np.asarray(out, np.float32) for out in outs]

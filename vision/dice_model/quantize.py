@@ -9,7 +9,7 @@ the first tuning photos as `vision.dice.read_dice` sizes them; never the held-ou
 benchmark's seeds. The first convolution and the 1x1 head stay in floating point: they are cheap, and the
 head's numbers are the centre scores and boxes themselves. Needs the `train` extra (onnx) and onnxruntime.
 
-ONNX Runtime runs the result about twice as fast as the float finder on a CPU with 8-bit dot products (x86
+ONNX Runtime runs the result 1.5-2.3x as fast as the float finder on a CPU with 8-bit dot products (x86
 VNNI, Arm's dot-product extension); OpenCV's DNN module keeps the float one (`vision.dice.finder_model`).
 Figures: docs/dice-model.md.
 """
@@ -91,12 +91,6 @@ def _onnxruntime_version() -> str:
     return str(onnxruntime.__version__)
 
 
-def _padded_blob(view: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-    h, w = view.shape[:2]
-    padded = cv2.copyMakeBorder(view, 0, -h % 16, 0, -w % 16, cv2.BORDER_REPLICATE)
-    return dice._blob([np.asarray(padded, np.uint8)])
-
-
 def quantize(source: Path, out: Path, views: Sequence[npt.NDArray[np.uint8]]) -> None:
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -113,7 +107,7 @@ def quantize(source: Path, out: Path, views: Sequence[npt.NDArray[np.uint8]]) ->
 
         def get_next(self) -> dict[str, Any] | None:
             view = next(self.left, None)
-            return None if view is None else {"image": _padded_blob(view)}
+            return None if view is None else {"image": dice.finder_input(view)}
 
     prepared = out.with_suffix(".pre.onnx")
     try:
