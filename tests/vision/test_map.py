@@ -221,7 +221,7 @@ def test_unknown_ids_for_this_box_are_ignored() -> None:
 
 def test_a_frame_blurred_past_every_plain_pass_is_read_sharpened() -> None:
     """Codes blurred across their 2 px modules: neither the whole frame nor its enlargement gives one code
-    (such a set-up frame was the one bench/vision.py map miss on seeds 200000..), the sharpened
+    (such a set-up frame cost bench/vision.py a map on seeds 200000..), the sharpened
     enlargement does, and the refine rounds find most of the rest."""
     image, truth = render_scene(random_spec(Difficulty.MEDIUM, 3).with_(knights={}, occluders=0), 3)
     blurred = cv2.GaussianBlur(image, (0, 0), 1.4)
