@@ -156,34 +156,37 @@ def is_no_signal(image: Image) -> bool:
 _ROTATIONS = 6
 
 
-def _rotate(h: Hex, k: int) -> Hex:
-    """Turn a hex by k * 60 degrees about the origin (cube coordinates)."""
-    x, z = h.q, h.r
+def _turned(q: int, r: int, k: int) -> tuple[int, int]:
+    """A hex (q, r) turned by k * 60 degrees about the origin (cube coordinates)."""
+    x, z = q, r
     y = -x - z
     for _ in range(k % _ROTATIONS):
         x, y, z = -z, -x, -y
-    return Hex(x, z)
+    return x, z
 
 
 def align_tiles(new: Mapping[Hex, str], stable: Mapping[Hex, str]) -> dict[Hex, str]:
     """`new` expressed in `stable`'s hex coordinates: the turn and shift under which most tile ids agree."""
     if not new or not stable:
         return dict(new)
-    where = {tid: h for h, tid in stable.items()}
-    best: tuple[int, int, Hex] | None = None
+    where = {tid: (h.q, h.r) for h, tid in stable.items()}
+    best: tuple[int, int, tuple[int, int]] | None = None
     for k in range(_ROTATIONS):
-        votes: Counter[Hex] = Counter()
+        # votes as plain pairs: a Hex per vote cost 2 ms a frame
+        votes: Counter[tuple[int, int]] = Counter()
         for h, tid in new.items():
             if tid in where:
-                votes[where[tid] - _rotate(h, k)] += 1
+                q, r = _turned(h.q, h.r, k)
+                wq, wr = where[tid]
+                votes[wq - q, wr - r] += 1
         if votes:
             shift, n = votes.most_common(1)[0]
             if best is None or n > best[0]:
                 best = (n, k, shift)
     if best is None:
         return dict(new)
-    _n, k, shift = best
-    return {_rotate(h, k) + shift: tid for h, tid in new.items()}
+    _n, k, (dq, dr) = best
+    return {Hex(q + dq, r + dr): tid for h, tid in new.items() for q, r in (_turned(h.q, h.r, k),)}
 
 
 class TableReader:
@@ -516,7 +519,8 @@ def _look(frame: Image, quad: FloatArray) -> tuple[float, float]:
 
 
 def _box_of(quad: FloatArray) -> tuple[float, float, float, float]:
-    return float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max())
+    xs, ys = quad[:, 0].tolist(), quad[:, 1].tolist()  # four corners: plain floats beat numpy's reductions
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:

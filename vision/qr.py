@@ -61,8 +61,12 @@ class TagDetection:
     @property
     def module_px(self) -> float:
         """Mean module size in pixels (how sharp the code is at this distance)."""
-        sides = np.linalg.norm(self.corners - np.roll(self.corners, -1, axis=0), axis=1)
-        return float(sides.mean()) / QR_MODULES
+        # in plain floats (the same numbers as numpy's norm and mean): asked for thousands of times a frame
+        c = self.corners.tolist()
+        total = 0.0
+        for (x0, y0), (x1, y1) in zip(c, c[1:] + c[:1], strict=True):
+            total += math.sqrt((x0 - x1) * (x0 - x1) + (y0 - y1) * (y0 - y1))
+        return total / len(c) / QR_MODULES
 
     @property
     def up(self) -> tuple[float, float]:
@@ -205,7 +209,10 @@ def _zxing_read(gray: Image) -> list[tuple[str, FloatArray]]:
 
     out: list[tuple[str, FloatArray]] = []
     formats = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
-    for b in zxingcpp.read_barcodes(gray, formats=formats, try_downscale=False):
+    # Turning only helps 1D codes, and our stickers are never light on dark: the same codes read on 1080p
+    # and 4K tables of every difficulty (1524 codes, seeds 200000..) at three quarters of the time.
+    options = {"try_downscale": False, "try_rotate": False, "try_invert": False}
+    for b in zxingcpp.read_barcodes(gray, formats=formats, **options):
         p = b.position
         corners = np.array(
             [
@@ -282,12 +289,15 @@ def _in_region(
 
 def _dedupe(raw: list[tuple[str, FloatArray]]) -> list[tuple[str, FloatArray]]:
     out: list[tuple[str, FloatArray]] = []
+    centres: list[tuple[str, float, float]] = []  # plain floats: numpy's overhead dominated on 4 corners
     for text, corners in raw:
-        c = corners.mean(axis=0)
-        size = float(np.linalg.norm(corners[0] - corners[2]))
-        if any(t == text and float(np.linalg.norm(o.mean(axis=0) - c)) < 0.3 * size for t, o in out):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = corners.tolist()
+        cx, cy = (x0 + x1 + x2 + x3) / 4.0, (y0 + y1 + y2 + y3) / 4.0
+        near = 0.3 * math.sqrt((x0 - x2) * (x0 - x2) + (y0 - y2) * (y0 - y2))
+        if any(t == text and math.sqrt((ox - cx) ** 2 + (oy - cy) ** 2) < near for t, ox, oy in centres):
             continue
         out.append((text, corners))
+        centres.append((text, cx, cy))
     return out
 
 
@@ -373,9 +383,10 @@ def _looks_like_finder(block: npt.NDArray[np.float32]) -> float:
 
 def _clockwise_keep_start(pts: FloatArray) -> FloatArray:
     area = 0.0
+    corners = pts.tolist()
     for i in range(4):
-        x0, y0 = pts[i]
-        x1, y1 = pts[(i + 1) % 4]
+        x0, y0 = corners[i]
+        x1, y1 = corners[(i + 1) % 4]
         area += x0 * y1 - x1 * y0
     if area >= 0:  # clockwise in image coordinates (y down)
         return pts
