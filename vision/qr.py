@@ -211,8 +211,10 @@ def _zxing_read(gray: Image) -> list[tuple[str, FloatArray]]:
     formats = zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode)
     # Turning only helps 1D codes, and our stickers are never light on dark: the same codes read on 1080p
     # and 4K tables of every difficulty (1524 codes, seeds 200000..) at three quarters of the time.
-    options = {"try_downscale": False, "try_rotate": False, "try_invert": False}
-    for b in zxingcpp.read_barcodes(gray, formats=formats, **options):
+    found = zxingcpp.read_barcodes(
+        gray, formats=formats, try_downscale=False, try_rotate=False, try_invert=False
+    )
+    for b in found:
         p = b.position
         corners = np.array(
             [
