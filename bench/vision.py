@@ -51,7 +51,7 @@ import numpy as np  # noqa: E402
 
 from engine.colours import Colour  # noqa: E402
 from vision import networks  # noqa: E402
-from vision.dice import finder_model  # noqa: E402
+from vision.dice import finder_model, value_models  # noqa: E402
 from vision.mapreader import REFINE_BUDGET_MS, read_map  # noqa: E402
 from vision.pipeline import Reread, TableReader, align_tiles  # noqa: E402
 from vision.qr import Backend  # noqa: E402
@@ -280,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [Difficulty(d.strip().lower()) for d in args.difficulties.split(",") if d.strip()]
     print(f"bench/vision.py: {len(chosen) * len(sizes) * n} frames ({n} per difficulty and size), "
           f"{args.threads} threads, seeds {args.seed}..{args.seed + n - 1}, dice finder: {args.dice}"
-          + (f" ({networks.runtime().value}: {finder_model().name})" if args.dice == "network" else "")
+          + (f" ({networks.runtime().value}: {', '.join(m.name for m in (finder_model(), *value_models()))})"
+             if args.dice == "network" else "")
           + f", map refine budget zxing {REFINE_BUDGET_MS[Backend.ZXING]:g} ms")
     frames: dict[tuple[Difficulty, str], list[tuple[np.ndarray, GroundTruth, np.ndarray]]] = {}
     t0 = time.perf_counter()

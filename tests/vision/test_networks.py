@@ -71,6 +71,23 @@ def test_value_networks_agree_across_runtimes_on_a_batch(monkeypatch: pytest.Mon
     assert np.abs(np.asarray(cv) - np.asarray(ort)).max() < 1e-3
 
 
+def test_onnxruntime_runs_the_value_networks_8_bit_twins_close_to_the_float_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(networks.ENV, "opencv")
+    image, _truth = render_scene(random_spec(Difficulty.MEDIUM, 5), 5)
+    crops = [dice.die_crop(image, c.box) for c in dice.candidates(image, die_px=24.0, read_values=False)]
+    assert len(crops) >= 20  # dice, and some of the finder's doubtful spots
+    assert [p.name for p in dice.value_models()] == ["dicevalue.onnx", "dicevalue2.onnx"]
+    monkeypatch.setenv(networks.ENV, "onnxruntime")
+    assert [p.name for p in dice.value_models()] == ["dicevalue.int8.onnx", "dicevalue2.int8.onnx"]
+    cv, ort = _both(monkeypatch, lambda: dice.value_scores(crops))
+    assert isinstance(cv, np.ndarray) and isinstance(ort, np.ndarray)
+    sure = cv.max(axis=1) > dice.SURE_VALUE
+    assert sure.sum() >= 10 and (cv.argmax(axis=1) == ort.argmax(axis=1))[sure].all()
+    assert np.abs(cv - ort).max() < 0.1
+
+
 def test_the_default_is_onnxruntime_when_installed_else_opencv(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(networks.ENV, raising=False)
     assert networks.runtime() is networks.Runtime.ONNXRUNTIME

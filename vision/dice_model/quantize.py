@@ -1,17 +1,18 @@
-"""Make the finder's 8-bit twin for ONNX Runtime, `vision/models/dicenet.int8.onnx`, after training:
+"""Make the dice networks' 8-bit twins for ONNX Runtime after training (`vision/models/*.int8.onnx`):
 
     python -m vision.dice_model.quantize [--tables 20] [--photos 10]
 
-The finder's weights become 8-bit integers (per output channel) and its activations 8-bit too, with scales
-read off what the finder sees at work (MinMax calibration): the views the table reader hands it for
-synthetic tables from the training seeds (each at set-up and with its knights, 1080p and 4K in turn) and
-the first tuning photos as `vision.dice.read_dice` sizes them; never the held-out photos, never the
-benchmark's seeds. The first convolution and the 1x1 head stay in floating point: they are cheap, and the
-head's numbers are the centre scores and boxes themselves. Needs the `train` extra (onnx) and onnxruntime.
+Each network's weights become 8-bit integers (per output channel) and its activations 8-bit too, with
+scales read off what it sees at work (MinMax calibration): the table reader is run with the float networks
+on synthetic tables from the training seeds (each at set-up and with its knights, 1080p and 4K in turn) and
+`vision.dice.read_dice` on the first tuning photos, and every input the finder and the value networks are
+given is kept (never the held-out photos, never the benchmark's seeds). Each network's first convolution
+and its last layer stay in floating point: they are cheap, the first sees the image itself and the last
+gives the scores. Needs the `train` extra (onnx) and onnxruntime.
 
-ONNX Runtime runs the result 1.5-2.3x as fast as the float finder on a CPU with 8-bit dot products (x86
-VNNI, Arm's dot-product extension); OpenCV's DNN module keeps the float one (`vision.dice.finder_model`).
-Figures: docs/dice-model.md.
+ONNX Runtime runs the finder's twin 1.5-2.3x and the value networks' 1.4-1.7x as fast as the float ones on a
+CPU with 8-bit dot products (x86 VNNI, Arm's dot-product extension); OpenCV's DNN module keeps the float
+ones (`vision.dice.finder_model`, `vision.dice.value_models`). Figures: docs/dice-model.md.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,33 +36,61 @@ import numpy.typing as npt
 from vision import dice, networks
 from vision.dice_model import data
 
-KEEP_FLOAT = ("/s1/s1.0/Conv", "/head/Conv")  # node names in dicenet.onnx (torch.onnx.export's)
+# Node names (torch.onnx.export's) that stay in floating point, per network file.
+KEEP_FLOAT = {
+    "dicenet.onnx": ("/s1/s1.0/Conv", "/head/Conv"),
+    "dicevalue.onnx": ("/body/body.0/body.0.0/Conv", "/fc/Gemm"),
+}
+
+
+def kept_float(source: Path) -> tuple[str, ...]:
+    """The nodes of `source` left in floating point (the value networks are alike whatever their seed)."""
+    return KEEP_FLOAT["dicenet.onnx" if source.name == dice.MODEL.name else "dicevalue.onnx"]
+
+
+def twin_path(source: Path) -> Path:
+    """`dicenet.onnx` -> `dicenet.int8.onnx`."""
+    return source.with_name(source.stem + ".int8.onnx")
+
+
+@dataclass
+class Inputs:
+    """What the networks were given at work: the finder's views, the value networks' batches of die crops
+    (N x 3 x 40 x 40, as `vision.dice._blob` makes them)."""
+
+    views: list[npt.NDArray[np.uint8]] = field(default_factory=list)
+    crops: list[npt.NDArray[np.float32]] = field(default_factory=list)
 
 
 @contextmanager
-def _recording(views: list[npt.NDArray[np.uint8]]) -> Iterator[None]:
-    """Keep a copy of every image `vision.dice.network_maps` is given while inside."""
-    original = dice.network_maps
+def _recording(inputs: Inputs) -> Iterator[None]:
+    """Keep a copy of every image `vision.dice.network_maps` and every batch of crops `_value_logits` is
+    given while inside."""
+    finder, value = dice.network_maps, dice._value_logits
 
-    def record(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-        views.append(np.array(image))
-        return original(image)
+    def record_view(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        inputs.views.append(np.array(image))
+        return finder(image)
 
-    dice.network_maps = record
+    def record_crops(path: Path, crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
+        inputs.crops.append(dice._blob(crops))
+        return value(path, crops)
+
+    dice.network_maps, dice._value_logits = record_view, record_crops
     try:
         yield
     finally:
-        dice.network_maps = original
+        dice.network_maps, dice._value_logits = finder, value
 
 
-def calibration_views(tables: int, photos: int, folder: Path = data.REAL_DICE) -> list[npt.NDArray[np.uint8]]:
-    """The finder's inputs for `tables` synthetic tables (training seeds) and `photos` tuning photos."""
+def calibration_inputs(tables: int, photos: int, folder: Path = data.REAL_DICE) -> Inputs:
+    """The networks' inputs for `tables` synthetic tables (training seeds) and `photos` tuning photos."""
     from vision.pipeline import TableReader  # heavy, and only needed here
     from vision.synth import RES_4K, RES_1080P, Difficulty, random_spec, render_scene
 
     kinds = list(Difficulty)
-    views: list[npt.NDArray[np.uint8]] = []
-    with _recording(views):
+    inputs = Inputs()
+    with _recording(inputs):
         for i in range(tables):
             seed = data.SYNTH_SEED_BASE + i
             size = RES_4K if (i // len(kinds)) % 2 else RES_1080P
@@ -73,7 +103,7 @@ def calibration_views(tables: int, photos: int, folder: Path = data.REAL_DICE) -
         tune, _held = data.split(list(data.labelled_photos(folder)))
         for sample in data.real_samples(sorted(tune)[:photos], folder):
             dice.read_dice(sample.image)
-    return views
+    return inputs
 
 
 def source_digest(path: Path) -> str:
@@ -91,7 +121,8 @@ def _onnxruntime_version() -> str:
     return str(onnxruntime.__version__)
 
 
-def quantize(source: Path, out: Path, views: Sequence[npt.NDArray[np.uint8]]) -> None:
+def quantize(source: Path, out: Path, feeds: Sequence[npt.NDArray[np.float32]]) -> None:
+    """`source` quantized to `out`, calibrated on `feeds` (each a batch for the network's one input)."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         CalibrationMethod,
@@ -101,13 +132,13 @@ def quantize(source: Path, out: Path, views: Sequence[npt.NDArray[np.uint8]]) ->
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    class Views(CalibrationDataReader):  # type: ignore[misc]
+    class Feeds(CalibrationDataReader):  # type: ignore[misc]
         def __init__(self) -> None:
-            self.left = iter(views)
+            self.left = iter(feeds)
 
         def get_next(self) -> dict[str, Any] | None:
-            view = next(self.left, None)
-            return None if view is None else {"image": dice.finder_input(view)}
+            feed = next(self.left, None)
+            return None if feed is None else {"image": feed}
 
     prepared = out.with_suffix(".pre.onnx")
     try:
@@ -115,13 +146,13 @@ def quantize(source: Path, out: Path, views: Sequence[npt.NDArray[np.uint8]]) ->
         quantize_static(
             str(prepared),
             str(out),
-            Views(),
+            Feeds(),
             quant_format=QuantFormat.QDQ,
             per_channel=True,
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
             calibrate_method=CalibrationMethod.MinMax,
-            nodes_to_exclude=list(KEEP_FLOAT),
+            nodes_to_exclude=list(kept_float(source)),
         )
     finally:
         prepared.unlink(missing_ok=True)
@@ -129,29 +160,37 @@ def quantize(source: Path, out: Path, views: Sequence[npt.NDArray[np.uint8]]) ->
 
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--source", type=Path, default=dice.MODEL)
-    ap.add_argument("--out", type=Path, help="default: beside the source, .int8.onnx")
     ap.add_argument("--tables", type=int, default=20, help="synthetic tables (training seeds)")
     ap.add_argument("--photos", type=int, default=10, help="tuning photos to calibrate on")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(list(argv))
     cv2.setNumThreads(args.threads)
-    # The views come from the table reader at work with the float finder (the twin may be stale or absent).
+    # The inputs come from the table reader at work with the float networks (twins may be stale or absent).
     os.environ[networks.ENV] = networks.Runtime.OPENCV.value
-    out: Path = args.out or args.source.with_name(args.source.stem + ".int8.onnx")
     t0 = time.perf_counter()
-    views = calibration_views(args.tables, args.photos)
-    print(f"{len(views)} views of the finder's at work in {time.perf_counter() - t0:.0f} s", flush=True)
-    quantize(args.source, out, views)
-    about = {
-        "args": {**{k: str(v) for k, v in vars(args).items()}, "source": args.source.name, "out": out.name},
-        "source_sha256": source_digest(args.source),  # tests check the twin is of the shipped finder
-        "views": len(views),
-        "kept_float": KEEP_FLOAT,
-        "onnxruntime": _onnxruntime_version(),
-    }
-    log_path(out).write_text(json.dumps(about, indent=1) + "\n")
-    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")
+    inputs = calibration_inputs(args.tables, args.photos)
+    # the value networks' batches regrouped in 64s: a batch of one or two dice says little about the range
+    crops = np.concatenate(inputs.crops)
+    batches = np.array_split(crops, max(1, len(crops) // 64))
+    print(
+        f"{len(inputs.views)} views and {len(crops)} die crops the networks saw at work, in "
+        f"{time.perf_counter() - t0:.0f} s",
+        flush=True,
+    )
+    jobs = [(dice.MODEL, [dice.finder_input(v) for v in inputs.views], len(inputs.views))]
+    jobs += [(path, batches, len(crops)) for path in dice.VALUE_MODELS]
+    for source, feeds, count in jobs:
+        out = twin_path(source)
+        quantize(source, out, feeds)
+        about = {
+            "args": {**{k: str(v) for k, v in vars(args).items()}, "source": source.name, "out": out.name},
+            "source_sha256": source_digest(source),  # tests check each twin is of the shipped network
+            "calibration_inputs": count,
+            "kept_float": kept_float(source),
+            "onnxruntime": _onnxruntime_version(),
+        }
+        log_path(out).write_text(json.dumps(about, indent=1) + "\n")
+        print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
