@@ -214,7 +214,7 @@ def test_the_second_value_network_votes_only_where_the_first_is_not_sure(
     still doubtful after the vote are read again in their four turns."""
     import vision.dice as dice_module
 
-    first, second = dice_module.VALUE_MODELS
+    first, second = dice_module.value_models()  # the runtime's files
     sure = np.log(np.array([0.01, 0.0, 0.0, 0.957, 0.0, 0.0, 0.033]) + 1e-6)
     torn = np.log(np.array([0.05, 0.0, 0.0, 0.5, 0.45, 0.0, 0.0]) + 1e-6)
     other = np.log(np.array([0.02, 0.0, 0.0, 0.9, 0.08, 0.0, 0.0]) + 1e-6)
