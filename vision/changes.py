@@ -20,6 +20,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.geometry import mean_radius
+
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
 
@@ -67,7 +69,7 @@ class ChangeWatch:
 
     def start(self, image: Image, polygons: Mapping[str, FloatArray]) -> None:
         """Take `image` as everything's reference, with the locations' `polygons` (image px) as read in it."""
-        radii = [float(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1))) for p in polygons.values()]
+        radii = [mean_radius(p) for p in polygons.values()]
         if not radii:
             self.reset()
             return

@@ -400,7 +400,7 @@ def candidates(
         pad = int(TARGET_DIE_PX / scale)  # context around the region's edge
         ox, oy = max(0, bx - pad), max(0, by - pad)
         ex, ey = min(w, bx + bw + pad), min(h, by + bh + pad)
-    view = finder_view(np.ascontiguousarray(img[oy:ey, ox:ex]), scale)
+    view = finder_view(img[oy:ey, ox:ex], scale)  # OpenCV reads the region in place
     sx, sy = (ex - ox) / view.shape[1], (ey - oy) / view.shape[0]
     kept: list[tuple[_Found, tuple[float, float, float, float]]] = []
     for f in decode(network_maps(np.asarray(view, np.uint8)), max(CANDIDATE, least_score)):

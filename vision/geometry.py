@@ -51,6 +51,15 @@ class PlaneFit:
         return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 2)
 
 
+def mean_radius(polygon: npt.ArrayLike) -> float:
+    """A polygon's (N x 2) mean distance from its corners' mean to its corners: numpy's norm and mean's
+    numbers, in plain floats (a frame asks for it of every tile several times; numpy's overhead dominated)."""
+    points = np.asarray(polygon, np.float64).reshape(-1, 2).tolist()
+    n = len(points)
+    cx, cy = sum(x for x, _y in points) / n, sum(y for _x, y in points) / n
+    return sum(math.sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy)) for x, y in points) / n
+
+
 def apply_homography(h: FloatArray, pts: FloatArray) -> FloatArray:
     arr = np.asarray(pts, np.float64).reshape(-1, 2)
     if len(arr) == 0:

@@ -53,6 +53,7 @@ from engine.reading import TableReading
 from vision.artefacts import ArtefactObservation, ArtefactTracker
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
 from vision.changes import ChangeWatch
+from vision.geometry import mean_radius
 from vision.knights import (
     DiceReader,
     KnightsReading,
@@ -529,7 +530,7 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
 
 def occluder_scale(polygons: Iterable[FloatArray]) -> float:
     """The scale at which tiles measure `OCCLUDER_TILE_PX` from centre to corner."""
-    radii = [float(np.mean(np.linalg.norm(p - p.mean(axis=0), axis=1))) for p in polygons]
+    radii = [mean_radius(p) for p in polygons]
     if not radii:
         return 0.25
     scale = float(np.clip(OCCLUDER_TILE_PX / max(float(np.median(radii)), 1.0), 0.05, 1.0))

@@ -11,6 +11,7 @@ import pytest
 from engine.colours import Colour
 from vision.calibration import (
     ColourCalibration,
+    default_calibration,
     die_body_colour,
     sticker_white,
 )
@@ -204,3 +205,15 @@ def test_a_black_or_white_die_s_body_is_its_connected_surface(value: int, yaw: f
         image, truth = render_die(value, colour, seed=value, size_px=44, yaw_deg=yaw, tilt_deg=20.0)
         box = tuple(int(v) for v in truth[0].box)
         assert darker_is_body(image, middle_of((box[0], box[1], box[2], box[3]))) is dark, (colour, value)
+
+
+@pytest.mark.parametrize("white", [None, (205.0, 221.0, 236.0)])
+def test_many_colours_are_named_as_one_by_one(white: tuple[float, float, float] | None) -> None:
+    """`match_many` (a table's dice at once) gives each colour exactly what `match` gives it alone, glare
+    veils and all."""
+    cal = default_calibration()
+    rng = np.random.default_rng(4)
+    colours = [tuple(float(v) for v in rng.uniform(0, 255, 3)) for _ in range(60)]
+    colours += [(250.0, 250.0, 250.0), (20.0, 20.0, 20.0), (60.0, 60.0, 200.0)]
+    assert cal.match_many(colours, white) == [cal.match(c, white) for c in colours]
+    assert cal.match_many([], white) == []
