@@ -57,7 +57,7 @@ FloatArray = npt.NDArray[np.float64]
 
 REDUCED_MAX_SIDE = 2000  # frames larger than this are searched at half resolution first
 # refinement enlarges (and sharpens) crops so modules reach about this size (zbar is slower per pixel)
-TARGET_MODULE_PX = {Backend.ZXING: 5.5, Backend.PYZBAR: 3.5}
+TARGET_MODULE_PX = {Backend.ZXING: 5.5, Backend.PYZBAR: 5.5}
 MAX_REFINE_CROPS = 80
 # the map grows by a ring of cells per round when the first pass read few tiles (small, blurred codes);
 # zbar's crops cost ten times zxing's, so it keeps to fewer rounds
@@ -248,6 +248,18 @@ def read_map(
         if len(more_tiles) or solution is None:
             solution = _solve(tile_tags, initial if solution is None else solution[0].image_to_table)
 
+    # zxing's crops are always sharpened; zbar's only in a frame where it read no tile unsharpened (blur
+    # across 2 px modules: sharpening every frame's crops costs sharp codes theirs)
+    sharpen = backend is Backend.ZXING
+    if refine and backend is Backend.PYZBAR and solution is None:
+        sharpen = True
+        t0 = time.perf_counter()
+        more_tiles = _absorb(decode_tags(gray, backend, sharpen=True), known, cards, ignored)
+        timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
+        if more_tiles:
+            tile_tags = _merge(tile_tags, more_tiles)
+            solution = _solve(tile_tags, initial)
+
     # refine at full resolution where the lattice expects stickers we did not read; a tile found this way
     # makes its own neighbours worth a look, so repeat (each spot is tried once)
     if refine and solution is not None:
@@ -268,7 +280,14 @@ def read_map(
                 cells = sorted(set(cells) | set(_cells_to_search(solution, previous)))
             lost_cards = [] if previous is None or _round else _boxes_of_lost_cards(previous, cards, w, h)
             extra = _refine(
-                gray, solution, tile_tags, backend, cells=cells, tried=tried, extra_boxes=lost_cards
+                gray,
+                solution,
+                tile_tags,
+                backend,
+                cells=cells,
+                tried=tried,
+                extra_boxes=lost_cards,
+                sharpen=sharpen,
             )
             if not (extra.tags or extra.ignored):
                 break
@@ -284,7 +303,7 @@ def read_map(
                 break
         # last tries: cells that look like a tile with stickers but gave no code (blur across 2 px
         # modules): enlarge more and deblur hard; costly per crop, so only these few cells
-        if busy is not None and solution is not None and backend is Backend.ZXING:
+        if busy is not None and solution is not None:
             for _try in range(2):
                 if solution is None:
                     break
@@ -669,8 +688,9 @@ def _refine(
     tried: set[tuple[str, object]],
     extra_boxes: Sequence[tuple[int, int, int, int]] = (),
     deblur: bool = False,
+    sharpen: bool | None = None,
 ) -> DecodeResult:
-    """Decode full-resolution crops of lattice cells (enlarged and sharpened for small modules)."""
+    """Decode full-resolution crops of lattice cells (enlarged, and sharpened: see `_decode_boxes`)."""
     plane, _estimates, fit, _problems, _unsure = solution
     lattice = fit.lattice
     h, w = gray.shape
@@ -683,7 +703,7 @@ def _refine(
             continue
         tried.add(key)
         boxes.append(_box_around(plane, centre, lattice.pitch * 0.62, w, h))
-    return _decode_boxes(gray, tile_tags, backend, boxes, deblur=deblur)
+    return _decode_boxes(gray, tile_tags, backend, boxes, deblur=deblur, sharpen=sharpen)
 
 
 def _decode_boxes(
@@ -693,9 +713,11 @@ def _decode_boxes(
     boxes: Sequence[tuple[int, int, int, int]],
     *,
     deblur: bool = False,
+    sharpen: bool | None = None,
 ) -> DecodeResult:
     """Decode full-resolution crops, enlarged so the codes' modules (as `tile_tags` show them) reach
-    `TARGET_MODULE_PX`, and sharpened (or, `deblur`, enlarged more and deblurred hard)."""
+    `TARGET_MODULE_PX`, and sharpened (by default zxing's only; or, `deblur`, enlarged more and deblurred
+    hard)."""
     module_px = float(np.median([t.module_px for t in tile_tags]))
     scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
     boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
@@ -703,7 +725,9 @@ def _decode_boxes(
         return DecodeResult((), (), backend)
     if deblur:
         return decode_tags(gray, backend, regions=boxes, upscale=max(3.0, scale), deblur=2.0)
-    return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=backend is Backend.ZXING)
+    if sharpen is None:
+        sharpen = backend is Backend.ZXING
+    return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=sharpen)
 
 
 def _absorb(
