@@ -71,6 +71,8 @@ VALUE_MODELS = tuple(MODEL.with_name(value_model_name(k)) for k in (1, 2))  # th
 def value_models() -> tuple[Path, ...]:
     """The value networks' files for the runtime in use (8-bit twins: 1.4-1.7x faster in ONNX Runtime)."""
     return tuple(_for_runtime(m) for m in VALUE_MODELS)
+
+
 STRIDE = 4  # the network's output grid is a quarter of its input
 MIN_SIDE_PX = 10  # smaller images cannot hold a die
 TARGET_DIE_PX = 30.0  # whole-die size the finder works at (trained on 18..72 px; smaller is faster)
