@@ -387,8 +387,12 @@ def _same_place(tag: TagDetection, before: TagDetection) -> bool:
     if tag.payload.id != before.payload.id:
         return False
     tol = max(STILL_PX, STILL_MODULES * tag.module_px)
-    shift = np.linalg.norm(tag.corners - before.corners, axis=1)
-    return float(shift.mean()) <= tol and float(shift.max()) <= 2.0 * tol
+    # each corner's shift, in plain floats (numpy's numbers; its overhead was most of a still frame's check)
+    shift = [
+        math.sqrt((x0 - x1) * (x0 - x1) + (y0 - y1) * (y0 - y1))
+        for (x0, y0), (x1, y1) in zip(tag.corners.tolist(), before.corners.tolist(), strict=True)
+    ]
+    return sum(shift) / len(shift) <= tol and max(shift) <= 2.0 * tol
 
 
 def _as_before(  # noqa: PLR0917
