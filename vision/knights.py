@@ -225,18 +225,18 @@ def in_frame_share(shape: tuple[int, ...], poly: Polygon) -> float:
 def mask_share(mask: Image, poly: Polygon, scale: float = 1.0) -> float:
     """Share of the polygon (full-frame px) covered by `mask` (non-zero), `scale` times the frame's size."""
     p = np.asarray(poly, np.float64).reshape(-1, 2) * scale
-    x0, y0 = np.floor(p.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(p.max(axis=0)).astype(int) + 1
+    xs, ys = p[:, 0].tolist(), p[:, 1].tolist()  # a few corners: plain floats beat numpy's reductions
     h, w = mask.shape[:2]
-    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    x0, y0 = max(0, math.floor(min(xs))), max(0, math.floor(min(ys)))
+    x1, y1 = min(w, math.ceil(max(xs)) + 1), min(h, math.ceil(max(ys)) + 1)
     if x1 <= x0 or y1 <= y0:
         return 0.0
     pm = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(pm, [np.round(p - [x0, y0]).astype(np.int32).reshape(-1, 1, 2)], 1)
+    cv2.fillPoly(pm, [np.round(p - [x0, y0]).astype(np.int32).reshape(-1, 1, 2)], 255)
     area = int(np.count_nonzero(pm))
     if area == 0:
         return 0.0
-    return float(np.count_nonzero(mask[y0:y1, x0:x1][pm > 0])) / area
+    return float(np.count_nonzero(np.asarray(mask[y0:y1, x0:x1]) & pm)) / area
 
 
 def grown(poly: Polygon, factor: float) -> Polygon:
