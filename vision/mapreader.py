@@ -56,8 +56,9 @@ log = logging.getLogger(__name__)
 FloatArray = npt.NDArray[np.float64]
 
 REDUCED_MAX_SIDE = 2000  # frames larger than this are searched at half resolution first
-# refinement enlarges (and sharpens) crops so modules reach about this size (zbar is slower per pixel)
-TARGET_MODULE_PX = {Backend.ZXING: 5.5, Backend.PYZBAR: 5.5}
+# refinement enlarges (and sharpens) crops so modules reach about this size, for either decoder (zbar misread
+# 1.9 px modules enlarged to 3.5 px; its crops cost more, but its refine budget allows for that)
+TARGET_MODULE_PX = 5.5
 MAX_REFINE_CROPS = 80
 # the map grows by a ring of cells per round when the first pass read few tiles (small, blurred codes);
 # zbar's crops cost ten times zxing's, so it keeps to fewer rounds
@@ -723,7 +724,7 @@ def _decode_boxes(
     `TARGET_MODULE_PX`, and sharpened (by default zxing's only; or, `deblur`, enlarged more and deblurred
     hard)."""
     module_px = float(np.median([t.module_px for t in tile_tags]))
-    scale = min(4.0, max(1.0, TARGET_MODULE_PX[backend] / max(module_px, 0.5)))
+    scale = min(4.0, max(1.0, TARGET_MODULE_PX / max(module_px, 0.5)))
     boxes = [b for b in boxes if b[2] - b[0] >= 8 and b[3] - b[1] >= 8][:MAX_REFINE_CROPS]
     if not boxes:
         return DecodeResult((), (), backend)

@@ -2,9 +2,9 @@
 
 The same `.onnx` files run in both and give the same numbers to about 1e-5. ONNX Runtime is the faster of
 the two on a CPU (2 cores, measured 2026-11-22: the float finder on a 1080p table's view 1.4-2x, a batch of
-20 die crops 3x; and it runs the networks' 8-bit twins, `vision.dice.finder_model`; docs/dice-model.md), so
-it is the default wherever pip installs it; OpenCV's module is always there (the Android build has only
-it). `SENESCHAL_DNN=opencv` or `=onnxruntime` chooses one explicitly.
+20 die crops 3x; and it runs the networks' 8-bit twins, `vision.dice.finder_model` and `value_models`;
+docs/dice-model.md), so it is the default wherever pip installs it; OpenCV's module is always there (the
+Android build has only it). `SENESCHAL_DNN=opencv` or `=onnxruntime` chooses one explicitly.
 
 Both are given as many threads as OpenCV has (`cv2.setNumThreads`), and ONNX Runtime's threads do not spin
 while they wait: on a tablet the interface shares the cores with the camera's worker thread.
