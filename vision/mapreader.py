@@ -45,7 +45,15 @@ from engine.hexgrid import Hex
 from vision.errors import FrameError, TagRejection
 from vision.geometry import PlaneFit, apply_homography, fit_plane
 from vision.hexfit import Lattice, LatticeFit, TileEstimate, fit_lattice
-from vision.qr import Backend, DecodeResult, IgnoredCode, TagDetection, decode_tags, to_gray
+from vision.qr import (
+    PYZBAR_MAX_UPSCALE,
+    Backend,
+    DecodeResult,
+    IgnoredCode,
+    TagDetection,
+    decode_tags,
+    to_gray,
+)
 from vision.tags import CODE_MM, STICKER_CENTRE_OFFSET_MM, STICKERS_PER_TILE, TILE_ACROSS_FLATS_MM, TagKind
 
 if TYPE_CHECKING:
@@ -250,12 +258,15 @@ def read_map(
             solution = _solve(tile_tags, initial if solution is None else solution[0].image_to_table)
 
     # zxing's crops are always sharpened; zbar's only in a frame where it read no tile unsharpened (blur
-    # across 2 px modules: sharpening every frame's crops costs sharp codes theirs)
+    # across 2 px modules: sharpening every frame's crops costs sharp codes theirs). Enlarged as far as zbar's
+    # crops go: the candidates' size, which sets the usual enlargement, overstates small modules when dice
+    # and pairs of stickers make up the candidates (seed 200004: 1.4 px modules taken for 2.7).
     sharpen = backend is Backend.ZXING
     if refine and backend is Backend.PYZBAR and solution is None:
         sharpen = True
         t0 = time.perf_counter()
-        more_tiles = _absorb(decode_tags(gray, backend, sharpen=True), known, cards, ignored)
+        more = decode_tags(gray, backend, upscale=PYZBAR_MAX_UPSCALE, sharpen=True)
+        more_tiles = _absorb(more, known, cards, ignored)
         timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
         if more_tiles:
             tile_tags = _merge(tile_tags, more_tiles)

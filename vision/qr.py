@@ -34,6 +34,7 @@ Image = npt.NDArray[np.uint8]
 
 
 PYZBAR_MODULE_PX = 3.5  # zbar reads 3-4 px modules well; its cost grows with the pixels it scans
+PYZBAR_MAX_UPSCALE = 3.0  # the most zbar's candidate crops are enlarged by
 
 
 class Backend(Enum):
@@ -180,7 +181,7 @@ def decode_tags(
                 # bigger, not finer); its box's short side is ~1.4 stickers of 25 modules
                 typical = float(np.median([min(b[2] - b[0], b[3] - b[1]) for b in regions]))
                 module = typical / 1.4 / (QR_MODULES + 2 * 2)
-                upscale = min(3.0, max(1.0, PYZBAR_MODULE_PX / max(module, 0.25)))
+                upscale = min(PYZBAR_MAX_UPSCALE, max(1.0, PYZBAR_MODULE_PX / max(module, 0.25)))
         for box in regions:
             raw.extend(_in_region(gray, box, upscale, _pyzbar_read, sharpen))
             calls += 1

@@ -244,6 +244,18 @@ def test_zbar_reads_a_blurred_set_up_after_sharpening() -> None:
     assert len(reading.tiles) >= 8 and consistent_layout(reading.tiles, truth.tiles)
 
 
+def test_zbar_s_sharpened_second_look_enlarges_as_far_as_it_goes() -> None:
+    """With knights on the table, dice and pairs of stickers make zbar's candidates big, so the enlargement
+    their size suggests leaves these blurred small modules too small even sharpened; the second look enlarges fully
+    (seed 200004's medium 1080p frame cost bench/vision.py's pyzbar rows a whole table)."""
+    image, truth = render_scene(random_spec(Difficulty.MEDIUM, 9), 9)
+    blurred = cv2.GaussianBlur(image, (0, 0), 1.2)
+    assert not mapreader.decode_tags(blurred, Backend.PYZBAR, sharpen=True).tags
+    reading = read_map(blurred, backend=Backend.PYZBAR)
+    assert reading.status is MapStatus.OK, reading.problems
+    assert len(reading.tiles) >= 5 and consistent_layout(reading.tiles, truth.tiles)
+
+
 @pytest.mark.parametrize("seed", [2, 5])
 def test_hard_frames_never_put_a_tile_on_a_wrong_hex(seed: int) -> None:
     """Hands, glare and blur hide tiles; what is read is right, and cells said to hold an unknown tile do."""
