@@ -15,11 +15,6 @@ Uneven light (a die in the shade of a lamp's fall-off) makes a surface darker, a
 its L. So the distance compares a sample's a/b scaled to the reference's lightness (the ratio clipped to
 `SHADE_RANGE`), and counts the lightness difference itself only `L_WEIGHT` as much, so a yellow die in shade
 stays yellow. For white and black, which differ only in lightness, it weighs `L_WEIGHT_NEUTRAL`.
-
-Glare washes a coloured die towards white: `match` also compares each sample with a fitted white veil taken
-off. A die washed so pale that white is still its nearest reference keeps a hue no white or black die
-shows; such a match is `tinted` and not accepted (the location is unsure and the app asks) rather than a
-silent "white".
 """
 
 from __future__ import annotations
@@ -54,11 +49,6 @@ CHROMA_TOLERANCE = 0.5
 MAX_GLARE = 0.5
 GLARE_PENALTY = 45.0
 DEFAULT_THRESHOLD = 24.0
-# White and black dice (ivory ones too) have references of little chroma; a sample more tinted than that
-# (a/b this far from the reference's after white balance) is a coloured die glare has washed pale, never
-# one of them: on seeds 200000.. white dice showed at most 9.3, washed blue and yellow ones 14.5 and 19.3.
-NEUTRAL_REF_CHROMA = 15.0
-NEUTRAL_TINT = 12.0
 # The nearest reference must be at least this much closer than the runner-up to be trusted.
 DEFAULT_MARGIN = 6.0
 # Share of a die box left out on each side when sampling its body colour (sides, shadow, tile around it).
@@ -248,13 +238,11 @@ class ColourMatch:
     runner_up_distance: float
     threshold: float
     margin: float
-    tinted: bool = False  # a white or black reference nearest to a sample of plainly another hue
 
     @property
     def accepted(self) -> bool:
-        """True when the colour is near enough to its reference, clearly nearer than the runner-up, and (for
-        white and black) the sample not tinted: a glare-washed coloured die would be named white."""
-        if self.distance > self.threshold or self.tinted:
+        """True when the colour is near enough to its reference and clearly nearer than the runner-up."""
+        if self.distance > self.threshold:
             return False
         return self.runner_up is None or self.runner_up_distance - self.distance >= self.margin
 
@@ -333,15 +321,12 @@ class ColourCalibration:
     # -- classification ------------------------------------------------------------------------------------
     def match_lab(self, lab: Sequence[float]) -> ColourMatch:
         """Classify a (balanced) Lab colour, without the glare model of `match`."""
-        sample = np.asarray(lab, dtype=np.float32)
-        return self._match_distances(lab_distance(self._matrix, sample), sample.reshape(-1)[:3])
+        return self._match_distances(lab_distance(self._matrix, np.asarray(lab, dtype=np.float32)))
 
-    def _match_distances(self, d: npt.NDArray[np.floating[Any]], lab: npt.ArrayLike) -> ColourMatch:
+    def _match_distances(self, d: npt.NDArray[np.floating[Any]]) -> ColourMatch:
         order = np.argsort(d)
         best = int(order[0])
         second = int(order[1]) if len(order) > 1 else None
-        _l, a, b = (float(v) for v in np.asarray(lab, np.float64).reshape(3))
-        _rl, ra, rb = self._matrix[best].tolist()
         return ColourMatch(
             colour=self._colours[best],
             distance=float(d[best]),
@@ -349,7 +334,6 @@ class ColourCalibration:
             runner_up_distance=math.inf if second is None else float(d[second]),
             threshold=self.threshold_for(self._colours[best]),
             margin=self.margin,
-            tinted=math.hypot(ra, rb) < NEUTRAL_REF_CHROMA and math.hypot(a - ra, b - rb) > NEUTRAL_TINT,
         )
 
     def threshold_for(self, colour: Colour) -> float:
@@ -394,7 +378,7 @@ class ColourCalibration:
             unveiled = _clip((samples[which] - av * white) / (1.0 - av), 0.0, 255.0)
             alt = lab_distance(self._matrix[ref], bgr_to_lab(unveiled)).astype(np.float64)
             d[which, ref] = np.minimum(d[which, ref], alt + GLARE_PENALTY * a[which, ref])
-        return [self._match_distances(row, lab) for row, lab in zip(d, labs, strict=True)]
+        return [self._match_distances(row) for row in d]
 
     def nearest(self, bgr: Sequence[float], white_bgr: Sequence[float] | None = None) -> tuple[Colour, float]:
         """The nearest player colour and its distance; callers compare with `threshold` (see `match`)."""
