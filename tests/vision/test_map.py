@@ -246,8 +246,8 @@ def test_zbar_reads_a_blurred_set_up_after_sharpening() -> None:
 
 def test_zbar_s_sharpened_second_look_enlarges_as_far_as_it_goes() -> None:
     """With knights on the table, dice and pairs of stickers make zbar's candidates big, so the enlargement
-    their size suggests leaves these blurred small modules too small even sharpened; the second look enlarges fully
-    (seed 200004's medium 1080p frame cost bench/vision.py's pyzbar rows a whole table)."""
+    their size suggests leaves these blurred small modules too small even sharpened; the second look enlarges
+    them fully (`bench/vision.py --seed 200000` lost seed 200004's whole medium 1080p table so)."""
     image, truth = render_scene(random_spec(Difficulty.MEDIUM, 9), 9)
     blurred = cv2.GaussianBlur(image, (0, 0), 1.2)
     assert not mapreader.decode_tags(blurred, Backend.PYZBAR, sharpen=True).tags
