@@ -177,8 +177,9 @@ def decode_tags(
             regions = find_candidates(gray)
             notes.append(f"{len(regions)} candidate regions")
             if upscale == 1.0 and regions:
-                # one enlargement for all: the typical candidate is one sticker (merged neighbours are
-                # bigger, not finer); its box's short side is ~1.4 stickers of 25 modules
+                # one enlargement for all, taking the typical candidate's box for ~1.4 stickers of 25 modules
+                # and their quiet zone. A tile's two stickers often make one candidate, so this overstates
+                # modules (about 1.5x on seed 200004's set-up); `mapreader` enlarges fully when it reads none
                 typical = float(np.median([min(b[2] - b[0], b[3] - b[1]) for b in regions]))
                 module = typical / 1.4 / (QR_MODULES + 2 * 2)
                 upscale = min(PYZBAR_MAX_UPSCALE, max(1.0, PYZBAR_MODULE_PX / max(module, 0.25)))
