@@ -26,7 +26,10 @@ before nor after the move under way ("half-made"; must be 0).
 
 The map reader stops refining a frame after its budget (150 ms with zxing), so on a loaded machine hard
 frames lose tiles; `SENESCHAL_REFINE_BUDGET_MS=inf python bench/vision.py` measures accuracy without it.
-The dice networks run in ONNX Runtime when installed (`SENESCHAL_DNN=opencv`: OpenCV's DNN module).
+The dice networks run in OpenVINO when installed, else ONNX Runtime (`SENESCHAL_DNN=onnxruntime` or
+`=opencv` chooses; `vision.networks`). OpenVINO prepares itself for every new size of the finder's input
+(views are padded to multiples of 128 px, so views come in few sizes); each frame here is a new table, so
+some frames pay for that, as the first frame of a game does in the app.
 
 Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and medium.
 """
@@ -255,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="1080p,4k", help="comma-separated: 1080p,4k")
     p.add_argument("--difficulties", default="easy,medium,hard", help="comma-separated: easy,medium,hard")
     p.add_argument("--decoders", default="zxing,pyzbar", help="comma-separated: zxing,pyzbar")
-    p.add_argument("--threads", type=int, default=2, help="OpenCV and ONNX Runtime threads (2 cores)")
+    p.add_argument("--threads", type=int, default=2, help="OpenCV's and the networks' threads (2 cores)")
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--errors", action="store_true", help="print the first misreadings per group")
     p.add_argument("--dice", choices=("network", "truth"), default="network",

@@ -20,7 +20,7 @@ ALLOWED: dict[str, tuple[set[str], set[str] | None]] = {
     "engine": (set(), set()),
     "hardware": (set(), {"serial"}),
     "firmware": (set(), MICROPYTHON_ONLY),
-    "vision": ({"engine"}, {"cv2", "numpy", "zxingcpp", "pyzbar", "PIL", "onnxruntime"}),
+    "vision": ({"engine"}, {"cv2", "numpy", "zxingcpp", "pyzbar", "PIL", "onnxruntime", "openvino"}),
     "companion": ({"engine", "vision", "hardware"}, None),  # None: any third-party module
 }
 

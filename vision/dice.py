@@ -48,15 +48,16 @@ MODEL = Path(__file__).resolve().parent / "models" / "dicenet.onnx"
 
 
 def _for_runtime(model: Path) -> Path:
-    """A network's file for the runtime in use: its 8-bit twin in ONNX Runtime (made by `python -m
-    vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
-    if networks.runtime() is networks.Runtime.ONNXRUNTIME:
+    """A network's file for the runtime in use: its 8-bit twin in OpenVINO and ONNX Runtime (made by `python
+    -m vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
+    if networks.eight_bit():
         return model.with_name(model.stem + ".int8.onnx")
     return model
 
 
 def finder_model() -> Path:
-    """The finder's file for the runtime in use (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime)."""
+    """The finder's file for the runtime in use (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime, about
+    1.4x more in OpenVINO)."""
     return _for_runtime(MODEL)
 
 
@@ -216,21 +217,8 @@ def value_scores(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
 
 
 def _value_logits(path: Path, crops: Sequence[Image]) -> npt.NDArray[np.float64]:
-    (logits,) = networks.run(path, _blob(crops))
+    (logits,) = networks.run(path, np.stack(crops))
     return np.asarray(logits, np.float64).reshape(len(crops), 7)
-
-
-def _blob(images: Sequence[Image]) -> npt.NDArray[np.float32]:
-    """BGR images of one size as the networks take them: N x 3 x H x W, 0..1. The same numbers as
-    `cv2.dnn.blobFromImages(images, 1 / 255)`, in a fraction of its time: the channels are split apart
-    first (contiguous planes scale twice as fast as a transposed view: a 1080p table's view 2 -> 1 ms)."""
-    stack = np.stack(images) if len(images) > 1 else np.asarray(images[0])[None]
-    n, h, w, _c = stack.shape
-    out = np.empty((n, 3, h, w), np.float32)
-    planes = cv2.split(np.ascontiguousarray(stack).reshape(n * h, w, 3))
-    for k, plane in enumerate(planes):
-        np.multiply(plane.reshape(n, h, w), np.float32(1.0 / 255.0), out=out[:, k])
-    return out
 
 
 def _softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -240,18 +228,23 @@ def _softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 
 def network_maps(image: Image) -> npt.NDArray[np.float32]:
-    """The network's raw output for a BGR image (padded to a multiple of 16): 11 x H/4 x W/4."""
+    """The network's raw output for a BGR image padded to a multiple of 16: 11 x H/4 x W/4."""
     (maps,) = networks.run(finder_model(), finder_input(image))
-    out: npt.NDArray[np.float32] = maps[0]
+    h, w = image.shape[:2]
+    step = networks.SIZE_STEP
+    # the rest of a larger padding (`networks.size_step`) is cut off: the same cells in every runtime
+    out: npt.NDArray[np.float32] = maps[0][:, : -(-h // step) * step // 4, : -(-w // step) * step // 4]
     return out
 
 
-def finder_input(image: Image) -> npt.NDArray[np.float32]:
-    """A BGR image as the finder takes it: padded (edge pixels repeated) to a multiple of 16; 1x3xHxW."""
+def finder_input(image: Image) -> Image:
+    """A BGR image as the finder takes it: 1 x H x W x 3, padded (edge pixels repeated) to a multiple of
+    `networks.size_step()`."""
     h, w = image.shape[:2]
-    ph, pw = -h % 16, -w % 16
+    step = networks.size_step()
+    ph, pw = -h % step, -w % step
     padded = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE) if ph or pw else image
-    return _blob([np.asarray(padded, np.uint8)])
+    return np.asarray(padded, np.uint8)[None]
 
 
 def die_crop(
@@ -356,13 +349,31 @@ def _scale_for(shape: tuple[int, ...], die_px: float | None, mask: npt.NDArray[n
     return min(1.0, MAX_UNHINTED_SIDE / max(shape[:2]))
 
 
+def _grown_to_step(start: int, end: int, limit: int, scale: float) -> tuple[int, int]:
+    """A region's span grown (within 0..`limit`) so that its view at `scale` fills the finder's padded input
+    (`networks.size_step`) as far as the image allows: the finder sees more of the table around the region
+    rather than its edge pixels repeated."""
+    step = networks.size_step()
+    target = -(-_view_side(end - start, scale) // step) * step
+    span = min(limit, end - start + math.ceil((target - _view_side(end - start, scale)) / scale))
+    while span > end - start and _view_side(span, scale) > target:  # rounding: at most a pixel or two
+        span -= 1
+    grown_end = min(limit, start + span)
+    return max(0, grown_end - span), grown_end
+
+
+def _view_side(side: int, scale: float) -> int:
+    """A side of `side` px as `finder_view` resizes it."""
+    return side if abs(scale - 1.0) <= 0.02 else max(16, round(side * scale))
+
+
 def finder_view(view: Image, scale: float) -> Image:
     """`view` resized by `scale` for the finder: shrinks by more than `AREA_BELOW` average areas, as the
     finder's training data was shrunk (bilinear lost white dice at 4K; a whole-number area shrink first, then
     the rest, saves only 3 of 16 ms there); milder shrinks and enlargements are bilinear."""
     if abs(scale - 1.0) <= 0.02:
         return view
-    size = (max(16, round(view.shape[1] * scale)), max(16, round(view.shape[0] * scale)))
+    size = (_view_side(view.shape[1], scale), _view_side(view.shape[0], scale))
     interpolation = cv2.INTER_AREA if scale < AREA_BELOW else cv2.INTER_LINEAR
     return np.asarray(cv2.resize(view, size, interpolation=interpolation), np.uint8)
 
@@ -402,6 +413,8 @@ def candidates(
         pad = int(TARGET_DIE_PX / scale)  # context around the region's edge
         ox, oy = max(0, bx - pad), max(0, by - pad)
         ex, ey = min(w, bx + bw + pad), min(h, by + bh + pad)
+        ox, ex = _grown_to_step(ox, ex, w, scale)
+        oy, ey = _grown_to_step(oy, ey, h, scale)
     view = finder_view(img[oy:ey, ox:ex], scale)  # OpenCV reads the region in place
     sx, sy = (ex - ox) / view.shape[1], (ey - oy) / view.shape[0]
     kept: list[tuple[_Found, tuple[float, float, float, float]]] = []

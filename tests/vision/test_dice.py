@@ -248,15 +248,15 @@ def test_a_caller_that_names_players_itself_gets_no_body_colour() -> None:
 
 
 def test_the_networks_input_is_what_opencv_would_make_of_the_images() -> None:
-    """`_blob` replaces `cv2.dnn.blobFromImages(images, 1/255)` (slow in OpenCV 5): the same numbers, bit for
-    bit, for one image and for a batch."""
-    import vision.dice as dice_module
+    """`networks.blob` replaces `cv2.dnn.blobFromImages(images, 1/255)` (slow in OpenCV 5): the same numbers,
+    bit for bit, for one image and for a batch."""
+    from vision import networks
 
     rng = np.random.default_rng(4)
     one = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
     batch = [rng.integers(0, 256, (40, 40, 3), dtype=np.uint8) for _ in range(3)]
     for images in ([one], batch):
-        ours = dice_module._blob(images)
+        ours = networks.blob(np.stack(images))
         theirs = cv2.dnn.blobFromImages(images, 1.0 / 255.0)
         assert ours.dtype == np.float32 and ours.flags.c_contiguous
         assert ours.shape == theirs.shape and np.array_equal(ours, theirs)

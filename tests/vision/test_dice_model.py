@@ -142,7 +142,7 @@ def test_the_finder_gives_eleven_maps_at_a_quarter_size() -> None:
     assert maps.shape == (data.CHANNELS, 28, 36)  # padded to 112 x 144, a quarter of that
 
 
-@pytest.mark.parametrize("runtime", ["opencv", "onnxruntime"])
+@pytest.mark.parametrize("runtime", ["opencv", "onnxruntime", "openvino"])
 def test_a_missing_network_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runtime: str
 ) -> None:

@@ -1,5 +1,5 @@
-"""vision.networks: the dice networks give the same numbers in ONNX Runtime and in OpenCV's DNN module, the
-choice between them, and its bad settings."""
+"""vision.networks: the dice networks give the same numbers in OpenVINO, ONNX Runtime and OpenCV's DNN
+module, the choice between them, and its bad settings."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from vision import dice, networks
 from vision.errors import DiceModelError
 from vision.synth import Difficulty, random_spec, render_scene
 
+EIGHT_BIT = ("onnxruntime", "openvino")
 
-def _both(monkeypatch: pytest.MonkeyPatch, call: object) -> tuple[object, object]:
+
+def _both(monkeypatch: pytest.MonkeyPatch, call: object, other: str = "onnxruntime") -> tuple[object, object]:
     out = []
-    for name in ("opencv", "onnxruntime"):
+    for name in ("opencv", other):
         monkeypatch.setenv(networks.ENV, name)
         assert networks.runtime() is networks.Runtime(name)
         out.append(call())  # type: ignore[operator]
@@ -27,85 +29,130 @@ def _view() -> np.ndarray:
     return np.ascontiguousarray(image[300:620, 700:1180])
 
 
-def test_both_runtimes_give_one_network_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
-    blob = dice._blob([_view()])
-    cv, ort = _both(monkeypatch, lambda: networks.run(dice.MODEL, blob)[0])
-    assert isinstance(cv, np.ndarray) and isinstance(ort, np.ndarray)
-    assert cv.shape == ort.shape == (1, 11, 80, 120)
-    assert np.abs(cv - ort).max() < 1e-3  # logits of size ~10: float rounding, in another order
+@pytest.mark.parametrize("other", EIGHT_BIT)
+def test_the_runtimes_give_one_network_the_same_numbers(monkeypatch: pytest.MonkeyPatch, other: str) -> None:
+    images = _view()[None]
+    cv, fast = _both(monkeypatch, lambda: networks.run(dice.MODEL, images)[0], other)
+    assert isinstance(cv, np.ndarray) and isinstance(fast, np.ndarray)
+    assert cv.shape == fast.shape == (1, 11, 80, 120)
+    assert np.abs(cv - fast).max() < 1e-3  # logits of size ~10: float rounding, in another order
 
 
-def test_onnxruntime_runs_the_finders_8_bit_twin_close_to_the_float_one(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("other", EIGHT_BIT)
+def test_the_finders_8_bit_twin_runs_close_to_the_float_one(
+    monkeypatch: pytest.MonkeyPatch, other: str
 ) -> None:
     view = _view()
-    cv, ort = _both(monkeypatch, lambda: dice.network_maps(view))
-    assert isinstance(cv, np.ndarray) and isinstance(ort, np.ndarray)
-    assert cv.shape == ort.shape == (11, 80, 120)
-    heat_cv, heat_ort = (1 / (1 + np.exp(-m[0])) for m in (cv, ort))
+    cv, fast = _both(monkeypatch, lambda: dice.network_maps(view), other)
+    assert isinstance(cv, np.ndarray) and isinstance(fast, np.ndarray)
+    assert cv.shape == fast.shape == (11, 80, 120)
+    heat_cv, heat_fast = (1 / (1 + np.exp(-m[0])) for m in (cv, fast))
     peaks = heat_cv > dice.CANDIDATE
     assert peaks.sum() >= 20  # the view holds dice
-    assert np.abs(heat_cv - heat_ort)[peaks].max() < 0.08
-    assert np.abs(cv[7:11] - ort[7:11])[:, peaks].max() < 0.3  # box sizes (log px) and centre offsets
+    assert np.abs(heat_cv - heat_fast)[peaks].max() < 0.08
+    assert np.abs(cv[7:11] - fast[7:11])[:, peaks].max() < 0.3  # box sizes (log px) and centre offsets
 
 
-def test_both_runtimes_read_a_table_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openvino_pads_views_to_few_sizes_and_gives_the_cells_of_the_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new input size costs OpenVINO a warm-up, so views are padded to multiples of 128 there; the maps
+    keep the cells of the view padded to 16, as in the other runtimes, the same away from the padding."""
+    view = _view()[:, :470]  # 320 x 470: 320 x 480 padded to 16, 384 x 512 to 128
+    monkeypatch.setenv(networks.ENV, "openvino")
+    assert networks.size_step() == 128 and dice.finder_input(view).shape == (1, 384, 512, 3)
+    padded_far = dice.network_maps(view)
+    monkeypatch.setattr(networks, "OPENVINO_SIZE_STEP", 16)
+    assert dice.finder_input(view).shape == (1, 320, 480, 3)
+    padded_near = dice.network_maps(view)
+    assert padded_far.shape == padded_near.shape == (11, 80, 120)
+    assert np.abs(padded_far - padded_near)[:, :56, :96].max() < 1e-4  # 24 cells (3 dice) from the padding
+    assert np.abs(padded_far - padded_near).max() > 1e-3  # (where the padding is seen it differs)
+
+
+def test_a_tables_view_takes_in_more_of_the_table_rather_than_padding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the frame has room, the finder's view of a region grows to the padded size with real pixels."""
+    image, _truth = render_scene(random_spec(Difficulty.EASY, 5), 5)
+    region = np.array([[700, 300], [1180, 300], [1180, 610], [700, 610]], np.float64)
+    seen: list[tuple[int, ...]] = []
+    real = dice.network_maps
+    monkeypatch.setattr(dice, "network_maps", lambda view: seen.append(view.shape) or real(view))
+    for name, step in (("openvino", 128), ("onnxruntime", 16)):
+        monkeypatch.setenv(networks.ENV, name)
+        dice.candidates(image, region, die_px=24.0, read_values=False)
+        h, w, _c = seen[-1]
+        assert -h % step <= 2 and -w % step <= 2, (name, seen[-1])  # rounding leaves a pixel or two
+    assert seen[0][0] >= seen[1][0] and seen[0][1] >= seen[1][1] and seen[0] != seen[1]
+
+
+@pytest.mark.parametrize("other", EIGHT_BIT)
+def test_the_runtimes_read_a_table_alike(monkeypatch: pytest.MonkeyPatch, other: str) -> None:
     image, _truth = render_scene(random_spec(Difficulty.EASY, 5), 5)
 
     def read() -> list[tuple[tuple[int, int, int, int], int, bool]]:
         found = dice.read_dice(image, die_px=24.0, body_colours=False)
         return sorted((d.box, d.value, d.unsure) for d in found)
 
-    cv, ort = _both(monkeypatch, read)
-    assert isinstance(cv, list) and isinstance(ort, list) and len(cv) >= 10
-    assert [(v, u) for _b, v, u in cv] == [(v, u) for _b, v, u in ort]
+    cv, fast = _both(monkeypatch, read, other)
+    assert isinstance(cv, list) and isinstance(fast, list) and len(cv) >= 10
+    assert [(v, u) for _b, v, u in cv] == [(v, u) for _b, v, u in fast]
     # the 8-bit finder's boxes are the float one's to a tenth of a die (about 50 px here)
-    boxes = np.array([[d[0] for d in cv], [d[0] for d in ort]], np.float64)
+    boxes = np.array([[d[0] for d in cv], [d[0] for d in fast]], np.float64)
     side = boxes[0, :, 2] - boxes[0, :, 0]
     assert (np.abs(boxes[0] - boxes[1]).max(axis=1) <= 0.1 * side).all()
 
 
-def test_value_networks_agree_across_runtimes_on_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("other", EIGHT_BIT)
+def test_value_networks_agree_across_runtimes_on_a_batch(monkeypatch: pytest.MonkeyPatch, other: str) -> None:
     crops = [np.random.default_rng(k).integers(0, 256, (40, 40, 3), dtype=np.uint8) for k in range(5)]
-    cv, ort = _both(monkeypatch, lambda: dice._value_logits(dice.VALUE_MODELS[0], crops))
-    assert np.abs(np.asarray(cv) - np.asarray(ort)).max() < 1e-3
+    cv, fast = _both(monkeypatch, lambda: dice._value_logits(dice.VALUE_MODELS[0], crops), other)
+    assert np.abs(np.asarray(cv) - np.asarray(fast)).max() < 1e-3
 
 
-def test_onnxruntime_runs_the_value_networks_8_bit_twins_close_to_the_float_ones(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("other", EIGHT_BIT)
+def test_the_value_networks_8_bit_twins_run_close_to_the_float_ones(
+    monkeypatch: pytest.MonkeyPatch, other: str
 ) -> None:
     monkeypatch.setenv(networks.ENV, "opencv")
     image, _truth = render_scene(random_spec(Difficulty.MEDIUM, 5), 5)
     crops = [dice.die_crop(image, c.box) for c in dice.candidates(image, die_px=24.0, read_values=False)]
     assert len(crops) >= 20  # dice, and some of the finder's doubtful spots
     assert [p.name for p in dice.value_models()] == ["dicevalue.onnx", "dicevalue2.onnx"]
-    monkeypatch.setenv(networks.ENV, "onnxruntime")
+    monkeypatch.setenv(networks.ENV, other)
     assert [p.name for p in dice.value_models()] == ["dicevalue.int8.onnx", "dicevalue2.int8.onnx"]
-    cv, ort = _both(monkeypatch, lambda: dice.value_scores(crops))
-    assert isinstance(cv, np.ndarray) and isinstance(ort, np.ndarray)
+    cv, fast = _both(monkeypatch, lambda: dice.value_scores(crops), other)
+    assert isinstance(cv, np.ndarray) and isinstance(fast, np.ndarray)
     sure = cv.max(axis=1) > dice.SURE_VALUE
-    assert sure.sum() >= 10 and (cv.argmax(axis=1) == ort.argmax(axis=1))[sure].all()
-    assert np.abs(cv - ort).max() < 0.1
+    assert sure.sum() >= 10 and (cv.argmax(axis=1) == fast.argmax(axis=1))[sure].all()
+    assert np.abs(cv - fast).max() < 0.1
 
 
-def test_the_default_is_onnxruntime_when_installed_else_opencv(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_is_the_first_installed_of_openvino_onnxruntime_opencv(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv(networks.ENV, raising=False)
+    assert networks.runtime() is networks.Runtime.OPENVINO
+    monkeypatch.setattr(networks, "_openvino", lambda: None)
     assert networks.runtime() is networks.Runtime.ONNXRUNTIME
     monkeypatch.setattr(networks, "_onnxruntime", lambda: None)
     assert networks.runtime() is networks.Runtime.OPENCV
-    monkeypatch.setenv(networks.ENV, "onnxruntime")
-    with pytest.raises(DiceModelError, match=r"'onnxruntime' but onnxruntime is not installed"):
-        networks.runtime()
+    for name in ("onnxruntime", "openvino"):
+        monkeypatch.setenv(networks.ENV, name)
+        with pytest.raises(DiceModelError, match=rf"'{name}' but {name} is not installed"):
+            networks.runtime()
 
 
 def test_an_unknown_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(networks.ENV, "tensorflow")
-    with pytest.raises(DiceModelError, match=r"SENESCHAL_DNN='tensorflow' is none of .*opencv, onnxruntime"):
+    with pytest.raises(DiceModelError, match=r"'tensorflow' is none of .*opencv, onnxruntime, openvino"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))
 
 
-def test_one_session_serves_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(networks.ENV, "onnxruntime")
+@pytest.mark.parametrize("name", EIGHT_BIT)
+def test_one_loaded_network_serves_threads_at_once(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv(networks.ENV, name)
     crops = [np.full((40, 40, 3), k * 40, np.uint8) for k in range(4)]
     want = dice._value_logits(dice.VALUE_MODELS[0], crops)
     got: list[np.ndarray] = []
@@ -118,3 +165,8 @@ def test_one_session_serves_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> 
     for t in threads:
         t.join()
     assert len(got) == 4 and all(np.array_equal(g, want) for g in got)
+
+
+def test_a_network_refuses_what_is_not_a_batch_of_bgr_images() -> None:
+    with pytest.raises(DiceModelError, match=r"N x H x W x 3 uint8 images, got float32 \(1, 3, 40, 40\)"):
+        networks.run(dice.VALUE_MODELS[0], np.zeros((1, 3, 40, 40), np.float32))

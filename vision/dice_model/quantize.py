@@ -1,4 +1,4 @@
-"""Make the dice networks' 8-bit twins for ONNX Runtime after training (`vision/models/*.int8.onnx`):
+"""Make the dice networks' 8-bit twins, which OpenVINO and ONNX Runtime run, after training (`*.int8.onnx`):
 
     python -m vision.dice_model.quantize [--tables 20] [--photos 10]
 
@@ -56,7 +56,7 @@ def twin_path(source: Path) -> Path:
 @dataclass
 class Inputs:
     """What the networks were given at work: the finder's views, the value networks' batches of die crops
-    (N x 3 x 40 x 40, as `vision.dice._blob` makes them)."""
+    (N x 3 x 40 x 40, as `vision.networks.blob` makes them)."""
 
     views: list[npt.NDArray[np.uint8]] = field(default_factory=list)
     crops: list[npt.NDArray[np.float32]] = field(default_factory=list)
@@ -73,7 +73,7 @@ def _recording(inputs: Inputs) -> Iterator[None]:
         return finder(image)
 
     def record_crops(path: Path, crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
-        inputs.crops.append(dice._blob(crops))
+        inputs.crops.append(networks.blob(np.stack(crops)))
         return value(path, crops)
 
     dice.network_maps, dice._value_logits = record_view, record_crops
@@ -177,7 +177,7 @@ def main(argv: Sequence[str]) -> int:
         f"{time.perf_counter() - t0:.0f} s",
         flush=True,
     )
-    jobs = [(dice.MODEL, [dice.finder_input(v) for v in inputs.views], len(inputs.views))]
+    jobs = [(dice.MODEL, [networks.blob(dice.finder_input(v)) for v in inputs.views], len(inputs.views))]
     jobs += [(path, batches, len(crops)) for path in dice.VALUE_MODELS]
     for source, feeds, count in jobs:
         out = twin_path(source)
