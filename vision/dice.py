@@ -320,19 +320,21 @@ def decode(maps: npt.NDArray[np.float32], detect: float = CANDIDATE) -> list[_Fo
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > detect)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-heat[ys, xs])
+    ys, xs = ys[order], xs[order]
+    # every peak's numbers at once (a table's view has dozens): values, box sizes, centre offsets
+    at = maps[:, ys, xs].astype(np.float64)
+    e = np.exp(at[1:7] - at[1:7].max(axis=0))
+    probs = (e / e.sum(axis=0)).astype(np.float32).T
+    sizes = np.exp(np.minimum(8.0, at[7:9]))
+    centres = (np.stack([xs, ys]) + _sigmoid(maps[9:11, ys, xs]).astype(np.float64)) * STRIDE
+    corners = np.concatenate([centres - sizes / 2, centres + sizes / 2]).T.tolist()
+    scores = heat[ys, xs].tolist()
     found: list[_Found] = []
-    for i in order:
-        y, x = int(ys[i]), int(xs[i])
-        logits = maps[1:7, y, x].astype(np.float64)
-        e = np.exp(logits - logits.max())
-        probs = (e / e.sum()).astype(np.float32)
-        bw, bh = (float(math.exp(min(8.0, float(v)))) for v in maps[7:9, y, x])
-        ox, oy = (float(v) for v in _sigmoid(maps[9:11, y, x]))
-        cx, cy = (x + ox) * STRIDE, (y + oy) * STRIDE
-        box = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
+    for k, (x0, y0, x1, y1) in enumerate(corners):
+        box = (x0, y0, x1, y1)
         if any(iou(box, f.box) > 0.5 for f in found):
             continue
-        found.append(_Found(box, float(heat[y, x]), probs))
+        found.append(_Found(box, scores[k], probs[k]))
     return found
 
 

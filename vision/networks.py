@@ -219,7 +219,8 @@ def run(path: Path, images: Images) -> list[Array]:
         raise DiceModelError(f"a network takes N x H x W x 3 uint8 images, got {images.dtype} {images.shape}")
     chosen = runtime()
     if chosen is Runtime.OPENVINO:
-        outs = _openvino_request(path).infer({0: np.ascontiguousarray(images)}).to_tuple()
+        # shared: OpenVINO reads the caller's array in place instead of copying it first
+        outs = _openvino_request(path).infer({0: np.ascontiguousarray(images)}, share_inputs=True).to_tuple()
         return [np.asarray(out, np.float32) for out in outs]
     if chosen is Runtime.ONNXRUNTIME:
         session = _onnxruntime_session(path)
