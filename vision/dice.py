@@ -56,8 +56,8 @@ def _for_runtime(model: Path) -> Path:
 
 
 def finder_model() -> Path:
-    """The finder's file for the runtime in use (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime, about
-    1.4x more in OpenVINO)."""
+    """The finder's file for the runtime in use (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime, 1.4-2x
+    more in OpenVINO)."""
     return _for_runtime(MODEL)
 
 

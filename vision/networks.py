@@ -3,8 +3,8 @@
 The same `.onnx` files run in all three and give the same numbers to about 1e-5 in floating point. On a CPU
 OpenCV's module is the slowest (ONNX Runtime ran the float finder 1.4-2x and a batch of 20 die crops 3x as
 fast, 2026-11-22), and both other runtimes run the networks' 8-bit twins (`vision.dice.finder_model`,
-`value_models`; docs/dice-model.md). OpenVINO runs the 8-bit finder about 1.4x as fast again as ONNX Runtime
-once it has seen a view's size (session 8), so it is the default wherever pip installs it, then ONNX Runtime;
+`value_models`; docs/dice-model.md). OpenVINO runs the 8-bit finder 1.4-2x as fast again as ONNX Runtime once
+it has seen a view's size (session 8), so it is the default wherever pip installs it, then ONNX Runtime;
 OpenCV's module is always there (the Android build has only it). `SENESCHAL_DNN=openvino`, `=onnxruntime` or
 `=opencv` chooses one explicitly.
 
