@@ -28,8 +28,8 @@ The map reader stops refining a frame after its budget (150 ms with zxing), so o
 frames lose tiles; `SENESCHAL_REFINE_BUDGET_MS=inf python bench/vision.py` measures accuracy without it.
 The dice networks run in OpenVINO when installed, else ONNX Runtime (`SENESCHAL_DNN=onnxruntime` or
 `=opencv` chooses; `vision.networks`). OpenVINO prepares itself for every new size of the finder's input
-(views are padded to multiples of 128 px, so views come in few sizes); each frame here is a new table, so
-some frames pay for that, as the first frame of a game does in the app.
+(views are padded to multiples of 128 px, so views come in few sizes); here a table's set-up frame, read
+first and untimed, gives the finder a view of the same size as the timed frame's, as in the app.
 
 Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and medium.
 """

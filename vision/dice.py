@@ -351,31 +351,13 @@ def _scale_for(shape: tuple[int, ...], die_px: float | None, mask: npt.NDArray[n
     return min(1.0, MAX_UNHINTED_SIDE / max(shape[:2]))
 
 
-def _grown_to_step(start: int, end: int, limit: int, scale: float) -> tuple[int, int]:
-    """A region's span grown (within 0..`limit`) so that its view at `scale` fills the finder's padded input
-    (`networks.size_step`) as far as the image allows: the finder sees more of the table around the region
-    rather than its edge pixels repeated."""
-    step = networks.size_step()
-    target = -(-_view_side(end - start, scale) // step) * step
-    span = min(limit, end - start + math.ceil((target - _view_side(end - start, scale)) / scale))
-    while span > end - start and _view_side(span, scale) > target:  # rounding: at most a pixel or two
-        span -= 1
-    grown_end = min(limit, start + span)
-    return max(0, grown_end - span), grown_end
-
-
-def _view_side(side: int, scale: float) -> int:
-    """A side of `side` px as `finder_view` resizes it."""
-    return side if abs(scale - 1.0) <= 0.02 else max(16, round(side * scale))
-
-
 def finder_view(view: Image, scale: float) -> Image:
     """`view` resized by `scale` for the finder: shrinks by more than `AREA_BELOW` average areas, as the
     finder's training data was shrunk (bilinear lost white dice at 4K; a whole-number area shrink first, then
     the rest, saves only 3 of 16 ms there); milder shrinks and enlargements are bilinear."""
     if abs(scale - 1.0) <= 0.02:
         return view
-    size = (_view_side(view.shape[1], scale), _view_side(view.shape[0], scale))
+    size = (max(16, round(view.shape[1] * scale)), max(16, round(view.shape[0] * scale)))
     interpolation = cv2.INTER_AREA if scale < AREA_BELOW else cv2.INTER_LINEAR
     return np.asarray(cv2.resize(view, size, interpolation=interpolation), np.uint8)
 
@@ -415,8 +397,6 @@ def candidates(
         pad = int(TARGET_DIE_PX / scale)  # context around the region's edge
         ox, oy = max(0, bx - pad), max(0, by - pad)
         ex, ey = min(w, bx + bw + pad), min(h, by + bh + pad)
-        ox, ex = _grown_to_step(ox, ex, w, scale)
-        oy, ey = _grown_to_step(oy, ey, h, scale)
     view = finder_view(img[oy:ey, ox:ex], scale)  # OpenCV reads the region in place
     sx, sy = (ex - ox) / view.shape[1], (ey - oy) / view.shape[0]
     kept: list[tuple[_Found, tuple[float, float, float, float]]] = []

@@ -11,7 +11,7 @@ OpenCV's module is always there (the Android build has only it). `SENESCHAL_DNN=
 A network takes a batch of BGR images as uint8 (N x H x W x 3) and sees them as N x 3 x H x W in 0..1:
 OpenVINO converts them in its own graph (`_openvino_model`), the others take `blob`'s floats. OpenVINO
 prepares its kernels for every new input size (40-75 ms for a 1080p table's view, then 10-20 ms a run), so
-the finder's views are padded to a multiple of `size_step()` there: a table's views then come in few sizes.
+the finder's views are padded to a multiple of `size_step()` there: views then come in few sizes.
 
 All are given as many threads as OpenCV has (`cv2.setNumThreads`), and ONNX Runtime's threads do not spin
 while they wait: on a tablet the interface shares the cores with the camera's worker thread.

@@ -70,23 +70,6 @@ def test_openvino_pads_views_to_few_sizes_and_gives_the_cells_of_the_view(
     assert np.abs(padded_far - padded_near).max() > 1e-3  # (where the padding is seen it differs)
 
 
-def test_a_tables_view_takes_in_more_of_the_table_rather_than_padding(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Where the frame has room, the finder's view of a region grows to the padded size with real pixels."""
-    image, _truth = render_scene(random_spec(Difficulty.EASY, 5), 5)
-    region = np.array([[700, 300], [1180, 300], [1180, 610], [700, 610]], np.float64)
-    seen: list[tuple[int, ...]] = []
-    real = dice.network_maps
-    monkeypatch.setattr(dice, "network_maps", lambda view: seen.append(view.shape) or real(view))
-    for name, step in (("openvino", 128), ("onnxruntime", 16)):
-        monkeypatch.setenv(networks.ENV, name)
-        dice.candidates(image, region, die_px=24.0, read_values=False)
-        h, w, _c = seen[-1]
-        assert -h % step <= 2 and -w % step <= 2, (name, seen[-1])  # rounding leaves a pixel or two
-    assert seen[0][0] >= seen[1][0] and seen[0][1] >= seen[1][1] and seen[0] != seen[1]
-
-
 @pytest.mark.parametrize("other", EIGHT_BIT)
 def test_the_runtimes_read_a_table_alike(monkeypatch: pytest.MonkeyPatch, other: str) -> None:
     image, _truth = render_scene(random_spec(Difficulty.EASY, 5), 5)
