@@ -153,3 +153,17 @@ def test_one_loaded_network_serves_threads_at_once(monkeypatch: pytest.MonkeyPat
 def test_a_network_refuses_what_is_not_a_batch_of_bgr_images() -> None:
     with pytest.raises(DiceModelError, match=r"N x H x W x 3 uint8 images, got float32 \(1, 3, 40, 40\)"):
         networks.run(dice.VALUE_MODELS[0], np.zeros((1, 3, 40, 40), np.float32))
+
+
+def test_openvino_takes_batches_and_views_that_grow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One OpenVINO request (per thread) serves every size: a batch or a view larger than the last is taken
+    as it comes, with the numbers a batch of its own would give."""
+    monkeypatch.setenv(networks.ENV, "openvino")
+    monkeypatch.setattr(networks, "_local", threading.local())  # a fresh request for this thread
+    crops = [np.random.default_rng(k).integers(0, 256, (40, 40, 3), dtype=np.uint8) for k in range(20)]
+    few = dice._value_logits(dice.VALUE_MODELS[0], crops[:2])
+    many = dice._value_logits(dice.VALUE_MODELS[0], crops)
+    assert many.shape == (20, 7) and np.abs(many[:2] - few).max() < 1e-4
+    view = _view()
+    small, large = dice.network_maps(view[:100, :150]), dice.network_maps(view)
+    assert small.shape == (11, 28, 40) and large.shape == (11, 80, 120)
