@@ -26,10 +26,11 @@ before nor after the move under way ("half-made"; must be 0).
 
 The map reader stops refining a frame after its budget (150 ms with zxing), so on a loaded machine hard
 frames lose tiles; `SENESCHAL_REFINE_BUDGET_MS=inf python bench/vision.py` measures accuracy without it.
-The dice networks run in OpenVINO when installed, else ONNX Runtime (`SENESCHAL_DNN=onnxruntime` or
-`=opencv` chooses; `vision.networks`). OpenVINO prepares itself for every new size of the finder's input
-(views are padded to multiples of 128 px, so views come in few sizes); here a table's set-up frame, read
-first and untimed, gives the finder a view of the same size as the timed frame's, as in the app.
+The dice finder runs in OpenVINO and the value networks in ONNX Runtime when installed (`vision.networks`;
+`SENESCHAL_DNN=openvino`, `=onnxruntime` or `=opencv` puts all in one). OpenVINO prepares itself for every
+new size of the finder's input (views are padded to multiples of 128 px, so views come in few sizes); here a
+table's set-up frame, read first and untimed, gives the finder a view of the same size as the timed frame's,
+as in the app.
 
 Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and medium.
 """
@@ -283,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [Difficulty(d.strip().lower()) for d in args.difficulties.split(",") if d.strip()]
     print(f"bench/vision.py: {len(chosen) * len(sizes) * n} frames ({n} per difficulty and size), "
           f"{args.threads} threads, seeds {args.seed}..{args.seed + n - 1}, dice finder: {args.dice}"
-          + (f" ({networks.runtime().value}: {', '.join(m.name for m in (finder_model(), *value_models()))})"
+          + (f" ({networks.runtime(networks.Job.VIEW).value}: {finder_model().name}; "
+             f"{networks.runtime(networks.Job.CROPS).value}: {', '.join(m.name for m in value_models())})"
              if args.dice == "network" else "")
           + f", map refine budget zxing {REFINE_BUDGET_MS[Backend.ZXING]:g} ms")
     frames: dict[tuple[Difficulty, str], list[tuple[np.ndarray, GroundTruth, np.ndarray]]] = {}

@@ -47,18 +47,18 @@ Box = tuple[int, int, int, int]
 MODEL = Path(__file__).resolve().parent / "models" / "dicenet.onnx"
 
 
-def _for_runtime(model: Path) -> Path:
-    """A network's file for the runtime in use: its 8-bit twin in OpenVINO and ONNX Runtime (made by `python
-    -m vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
-    if networks.eight_bit():
+def _for_runtime(model: Path, job: networks.Job) -> Path:
+    """A network's file for the runtime doing `job`: its 8-bit twin in OpenVINO and ONNX Runtime (made by
+    `python -m vision.dice_model.quantize`), the float original in OpenCV's DNN module."""
+    if networks.eight_bit(job):
         return model.with_name(model.stem + ".int8.onnx")
     return model
 
 
 def finder_model() -> Path:
-    """The finder's file for the runtime in use (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime, 1.4-2x
-    more in OpenVINO)."""
-    return _for_runtime(MODEL)
+    """The finder's file for its runtime (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime, 1.4-2x more in
+    OpenVINO)."""
+    return _for_runtime(MODEL, networks.Job.VIEW)
 
 
 def value_model_name(member: int) -> str:
@@ -70,8 +70,8 @@ VALUE_MODELS = tuple(MODEL.with_name(value_model_name(k)) for k in (1, 2))  # th
 
 
 def value_models() -> tuple[Path, ...]:
-    """The value networks' files for the runtime in use (8-bit twins: 1.4-1.7x faster in ONNX Runtime)."""
-    return tuple(_for_runtime(m) for m in VALUE_MODELS)
+    """The value networks' files for their runtime (8-bit twins: 1.4-1.7x faster in ONNX Runtime)."""
+    return tuple(_for_runtime(m, networks.Job.CROPS) for m in VALUE_MODELS)
 
 
 STRIDE = 4  # the network's output grid is a quarter of its input
@@ -217,7 +217,7 @@ def value_scores(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
 
 
 def _value_logits(path: Path, crops: Sequence[Image]) -> npt.NDArray[np.float64]:
-    (logits,) = networks.run(path, np.stack(crops))
+    (logits,) = networks.run(path, np.stack(crops), networks.Job.CROPS)
     return np.asarray(logits, np.float64).reshape(len(crops), 7)
 
 
@@ -229,7 +229,7 @@ def _softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 def network_maps(image: Image) -> npt.NDArray[np.float32]:
     """The network's raw output for a BGR image padded to a multiple of 16: 11 x H/4 x W/4."""
-    (maps,) = networks.run(finder_model(), finder_input(image))
+    (maps,) = networks.run(finder_model(), finder_input(image), networks.Job.VIEW)
     h, w = image.shape[:2]
     step = networks.SIZE_STEP
     # the rest of a larger padding (`networks.size_step`) is cut off: the same cells in every runtime

@@ -1,12 +1,14 @@
-"""Where the dice networks run: OpenVINO or ONNX Runtime when installed, else OpenCV's DNN module.
+"""Where the dice networks run: OpenVINO, ONNX Runtime or OpenCV's DNN module, as installed.
 
 The same `.onnx` files run in all three and give the same numbers to about 1e-5 in floating point. On a CPU
 OpenCV's module is the slowest (ONNX Runtime ran the float finder 1.4-2x and a batch of 20 die crops 3x as
 fast, 2026-11-22), and both other runtimes run the networks' 8-bit twins (`vision.dice.finder_model`,
-`value_models`; docs/dice-model.md). OpenVINO runs the 8-bit finder 1.4-2x as fast again as ONNX Runtime once
-it has seen a view's size (session 8), so it is the default wherever pip installs it, then ONNX Runtime;
-OpenCV's module is always there (the Android build has only it). `SENESCHAL_DNN=openvino`, `=onnxruntime` or
-`=opencv` chooses one explicitly.
+`value_models`; docs/dice-model.md). Which is faster depends on the job (session 8, `Job`): OpenVINO runs
+the finder on a table's view 1.4-2x as fast again as ONNX Runtime once it has seen the view's size, but
+costs more per call, so ONNX Runtime runs the value networks' small batches of die crops faster (0.9
+against 1.4 ms a batch). So by default each job runs in the faster of the two that is installed, and in
+OpenCV's module when neither is (the Android build has only it). `SENESCHAL_DNN=openvino`, `=onnxruntime`
+or `=opencv` puts every network in one runtime.
 
 A network takes a batch of BGR images as uint8 (N x H x W x 3) and sees them as N x 3 x H x W in 0..1:
 OpenVINO converts them in its own graph (`_openvino_model`), the others take `blob`'s floats. OpenVINO
@@ -48,6 +50,20 @@ class Runtime(Enum):
     OPENVINO = "openvino"
 
 
+class Job(Enum):
+    """What a network is given, which decides the runtime that does it fastest."""
+
+    VIEW = "view"  # the finder: one large image (a table's view, a photo)
+    CROPS = "crops"  # the value networks: a batch of small die crops
+
+
+# the runtimes each job prefers, fastest first (OpenCV's module, always there, comes last)
+PREFERRED = {
+    Job.VIEW: (Runtime.OPENVINO, Runtime.ONNXRUNTIME),
+    Job.CROPS: (Runtime.ONNXRUNTIME, Runtime.OPENVINO),
+}
+
+
 def _importer(name: str) -> Callable[[], Any]:
     @functools.cache  # a failed import is tried again each time otherwise (every network run)
     def load() -> Any:
@@ -72,9 +88,9 @@ def _installed(chosen: Runtime) -> bool:
     return True
 
 
-def runtime() -> Runtime:
-    """The runtime `run` uses: `SENESCHAL_DNN` if set, else OpenVINO, ONNX Runtime or OpenCV, the first
-    installed."""
+def runtime(job: Job = Job.VIEW) -> Runtime:
+    """The runtime `run` uses for `job`: `SENESCHAL_DNN` if set, else the first installed of those the job
+    prefers (`PREFERRED`), else OpenCV's module."""
     asked = os.environ.get(ENV, "").strip().lower()
     if asked:
         try:
@@ -85,20 +101,20 @@ def runtime() -> Runtime:
         if not _installed(chosen):
             raise DiceModelError(f"{ENV}={asked!r} but {asked} is not installed: pip install {asked}")
         return chosen
-    for candidate in (Runtime.OPENVINO, Runtime.ONNXRUNTIME):
+    for candidate in PREFERRED[job]:
         if _installed(candidate):
             return candidate
     return Runtime.OPENCV
 
 
-def eight_bit() -> bool:
-    """Whether the runtime in use runs the networks' 8-bit twins (OpenCV's module runs the float files)."""
-    return runtime() is not Runtime.OPENCV
+def eight_bit(job: Job) -> bool:
+    """Whether `job`'s runtime runs the networks' 8-bit twins (OpenCV's module runs the float files)."""
+    return runtime(job) is not Runtime.OPENCV
 
 
 def size_step() -> int:
-    """The finder's input sides are padded to a multiple of this in the runtime in use."""
-    return OPENVINO_SIZE_STEP if runtime() is Runtime.OPENVINO else SIZE_STEP
+    """The finder's input sides are padded to a multiple of this in its runtime."""
+    return OPENVINO_SIZE_STEP if runtime(Job.VIEW) is Runtime.OPENVINO else SIZE_STEP
 
 
 def blob(images: Images) -> Array:
@@ -212,12 +228,12 @@ def _openvino_request(path: Path) -> Any:
     return request
 
 
-def run(path: Path, images: Images) -> list[Array]:
-    """The network in `path` on a batch of BGR images (N x H x W x 3, uint8): its outputs, in the order the
-    file lists them."""
+def run(path: Path, images: Images, job: Job) -> list[Array]:
+    """The network in `path` on a batch of BGR images (N x H x W x 3, uint8), in `job`'s runtime: its
+    outputs, in the order the file lists them."""
     if images.ndim != 4 or images.shape[3] != 3 or images.dtype != np.uint8:
         raise DiceModelError(f"a network takes N x H x W x 3 uint8 images, got {images.dtype} {images.shape}")
-    chosen = runtime()
+    chosen = runtime(job)
     if chosen is Runtime.OPENVINO:
         # shared: OpenVINO reads the caller's array in place instead of copying it first
         outs = _openvino_request(path).infer({0: np.ascontiguousarray(images)}, share_inputs=True).to_tuple()

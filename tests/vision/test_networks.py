@@ -19,7 +19,8 @@ def _both(monkeypatch: pytest.MonkeyPatch, call: object, other: str = "onnxrunti
     out = []
     for name in ("opencv", other):
         monkeypatch.setenv(networks.ENV, name)
-        assert networks.runtime() is networks.Runtime(name)
+        chosen = networks.Runtime(name)
+        assert networks.runtime(networks.Job.VIEW) is networks.runtime(networks.Job.CROPS) is chosen
         out.append(call())  # type: ignore[operator]
     return out[0], out[1]
 
@@ -32,7 +33,7 @@ def _view() -> np.ndarray:
 @pytest.mark.parametrize("other", EIGHT_BIT)
 def test_the_runtimes_give_one_network_the_same_numbers(monkeypatch: pytest.MonkeyPatch, other: str) -> None:
     images = _view()[None]
-    cv, fast = _both(monkeypatch, lambda: networks.run(dice.MODEL, images)[0], other)
+    cv, fast = _both(monkeypatch, lambda: networks.run(dice.MODEL, images, networks.Job.VIEW)[0], other)
     assert isinstance(cv, np.ndarray) and isinstance(fast, np.ndarray)
     assert cv.shape == fast.shape == (1, 11, 80, 120)
     assert np.abs(cv - fast).max() < 1e-3  # logits of size ~10: float rounding, in another order
@@ -112,19 +113,29 @@ def test_the_value_networks_8_bit_twins_run_close_to_the_float_ones(
     assert np.abs(cv - fast).max() < 0.1
 
 
-def test_the_default_is_the_first_installed_of_openvino_onnxruntime_opencv(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_by_default_each_job_runs_in_the_fastest_runtime_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The finder's view in OpenVINO, the value networks' crops in ONNX Runtime; either serves both when the
+    other is missing, OpenCV's module when both are."""
+    view, crops = networks.Job.VIEW, networks.Job.CROPS
     monkeypatch.delenv(networks.ENV, raising=False)
-    assert networks.runtime() is networks.Runtime.OPENVINO
-    monkeypatch.setattr(networks, "_openvino", lambda: None)
-    assert networks.runtime() is networks.Runtime.ONNXRUNTIME
+    assert networks.runtime(view) is networks.Runtime.OPENVINO
+    assert networks.runtime(crops) is networks.Runtime.ONNXRUNTIME
+    assert dice.finder_model().name == "dicenet.int8.onnx"
+    assert [p.name for p in dice.value_models()] == ["dicevalue.int8.onnx", "dicevalue2.int8.onnx"]
     monkeypatch.setattr(networks, "_onnxruntime", lambda: None)
-    assert networks.runtime() is networks.Runtime.OPENCV
+    assert networks.runtime(view) is networks.runtime(crops) is networks.Runtime.OPENVINO
+    monkeypatch.undo()
+    monkeypatch.delenv(networks.ENV, raising=False)
+    monkeypatch.setattr(networks, "_openvino", lambda: None)
+    assert networks.runtime(view) is networks.runtime(crops) is networks.Runtime.ONNXRUNTIME
+    assert networks.size_step() == 16
+    monkeypatch.setattr(networks, "_onnxruntime", lambda: None)
+    assert networks.runtime(view) is networks.runtime(crops) is networks.Runtime.OPENCV
+    assert dice.finder_model().name == "dicenet.onnx"
     for name in ("onnxruntime", "openvino"):
         monkeypatch.setenv(networks.ENV, name)
         with pytest.raises(DiceModelError, match=rf"'{name}' but {name} is not installed"):
-            networks.runtime()
+            networks.runtime(view)
 
 
 def test_an_unknown_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -152,7 +163,7 @@ def test_one_loaded_network_serves_threads_at_once(monkeypatch: pytest.MonkeyPat
 
 def test_a_network_refuses_what_is_not_a_batch_of_bgr_images() -> None:
     with pytest.raises(DiceModelError, match=r"N x H x W x 3 uint8 images, got float32 \(1, 3, 40, 40\)"):
-        networks.run(dice.VALUE_MODELS[0], np.zeros((1, 3, 40, 40), np.float32))
+        networks.run(dice.VALUE_MODELS[0], np.zeros((1, 3, 40, 40), np.float32), networks.Job.CROPS)
 
 
 def test_openvino_takes_batches_and_views_that_grow(monkeypatch: pytest.MonkeyPatch) -> None:
