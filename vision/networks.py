@@ -88,7 +88,7 @@ def _installed(chosen: Runtime) -> bool:
     return True
 
 
-def runtime(job: Job = Job.VIEW) -> Runtime:
+def runtime(job: Job) -> Runtime:
     """The runtime `run` uses for `job`: `SENESCHAL_DNN` if set, else the first installed of those the job
     prefers (`PREFERRED`), else OpenCV's module."""
     asked = os.environ.get(ENV, "").strip().lower()

@@ -15,7 +15,7 @@ from vision.synth import Difficulty, random_spec, render_scene
 EIGHT_BIT = ("onnxruntime", "openvino")
 
 
-def _both(monkeypatch: pytest.MonkeyPatch, call: object, other: str = "onnxruntime") -> tuple[object, object]:
+def _both(monkeypatch: pytest.MonkeyPatch, call: object, other: str) -> tuple[object, object]:
     out = []
     for name in ("opencv", other):
         monkeypatch.setenv(networks.ENV, name)
