@@ -184,7 +184,7 @@ def decode_tags(
                 module = typical / 1.4 / (QR_MODULES + 2 * 2)
                 upscale = min(PYZBAR_MAX_UPSCALE, max(1.0, PYZBAR_MODULE_PX / max(module, 0.25)))
         for box in regions:
-            raw.extend(_in_region(gray, box, upscale, _pyzbar_read, sharpen))
+            raw.extend(_in_region(gray, box, upscale, _pyzbar_read, sharpen, deblur=deblur))
             calls += 1
     else:  # pragma: no cover - exhaustive Enum
         raise ValueError(f"unknown backend {backend!r}")
