@@ -71,6 +71,9 @@ MAX_REFINE_CROPS = 80
 # the map grows by a ring of cells per round when the first pass read few tiles (small, blurred codes);
 # zbar's crops cost ten times zxing's, so it keeps to fewer rounds
 REFINE_ROUNDS = {Backend.ZXING: 8, Backend.PYZBAR: 3}
+# how far from the tiles read the rounds look for more (busy cells only): zbar's whole-frame pass misses a
+# blurred castle standing a cell apart from the map that zxing's reads (seed 200005's K1)
+SEARCH_REACH = {Backend.ZXING: 1, Backend.PYZBAR: 2}
 # no new refinement round starts after this much time on a frame (keeps a live camera responsive);
 # SENESCHAL_REFINE_BUDGET_MS overrides both ("inf": no limit) so that tests and benchmarks of accuracy do not
 # depend on how loaded the machine is
@@ -85,6 +88,8 @@ if os.environ.get("SENESCHAL_REFINE_BUDGET_MS"):
             os.environ["SENESCHAL_REFINE_BUDGET_MS"],
         )
 ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
+LAST_TRIES = 6  # rounds of last tries at most: each follows a tile found, whose neighbours may be blind too
+DEBLUR = 2.0  # how hard the last tries deblur their crops (`_deblurred`)
 BUSY_CELL = 0.1  # share of strong edges in a cell's middle above which it may hold a sticker worth decoding
 ESCALATE_CELL = 0.25  # ... above which an unread cell next to the map is worth a second whole-frame pass
 UNKNOWN_CELL = 0.25  # ... above which an unread cell between read tiles counts as an occupied, unknown tile
@@ -284,7 +289,7 @@ def read_map(
             # cold: the empty cells around the tiles read, less the bare table and cards read; warm: the
             # cells of the previous reading's tiles missing now, and those busy cells too (the previous
             # reading may itself have missed a tile)
-            cells = _cells_to_search(solution, None)
+            cells = _cells_to_search(solution, None, SEARCH_REACH[backend])
             if busy is not None:
                 seen = _explained(solution, _others(cards, ignored))
                 cells = [c for c in cells if c not in seen and busy.share(solution, c) >= BUSY_CELL]
@@ -316,7 +321,7 @@ def read_map(
         # last tries: cells that look like a tile with stickers but gave no code (blur across 2 px
         # modules): enlarge more and deblur hard; costly per crop, so only these few cells
         if busy is not None and solution is not None:
-            for _try in range(2):
+            for _try in range(LAST_TRIES):
                 if solution is None:
                     break
                 blind = sorted(_unknown_cells(solution, busy, _others(cards, ignored)))
@@ -677,13 +682,14 @@ def _follow_previous(reading: dict[str, Any], previous: MapReading, plane: Plane
     return reading
 
 
-def _cells_to_search(solution: _Solution, previous: MapReading | None) -> list[Hex]:
-    """Lattice cells (current numbering) worth decoding again: cold, the empty cells around the tiles found;
-    warm, the cells where the previous reading had tiles that this frame lacks."""
+def _cells_to_search(solution: _Solution, previous: MapReading | None, reach: int = 1) -> list[Hex]:
+    """Lattice cells (current numbering) worth decoding again: cold, the empty cells up to `reach` cells from
+    the tiles found; warm, the cells where the previous reading had tiles that this frame lacks."""
     _plane, _estimates, fit, _problems, _unsure = solution
     occupied = set(fit.hexes.values())
     if previous is None:
-        return sorted({n for hx in occupied for n in hx.neighbours() if n not in occupied})
+        near = {hx + d for hx in occupied for d in Hex(0, 0).spiral(reach)}
+        return sorted(near - occupied)
     # previous numbering -> current: invert the alignment of current onto previous
     inverse = _align(previous.hexes, dict(fit.hexes))
     if inverse is None:
@@ -740,10 +746,48 @@ def _decode_boxes(
     if not boxes:
         return DecodeResult((), (), backend)
     if deblur:
-        return decode_tags(gray, backend, regions=boxes, upscale=max(3.0, scale), deblur=2.0)
+        return _deblurred(gray, backend, boxes, scale)
     if sharpen is None:
         sharpen = backend is Backend.ZXING
-    return decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=sharpen)
+    found = decode_tags(gray, backend, regions=boxes, upscale=scale, sharpen=sharpen)
+    if backend is Backend.PYZBAR and not sharpen:
+        # zbar reads few codes blurred across 2 px modules unless they are deblurred (seed 200005's set-up: 3
+        # of 52 plain, all deblurred), and deblurring costs sharp codes theirs: so the boxes in which the
+        # plain crops read nothing are read again deblurred
+        empty = [b for b in boxes if not _holds_code(b, found)]
+        if empty:
+            found = _joined(found, _deblurred(gray, backend, empty, scale))
+    return found
+
+
+def _deblurred(
+    gray: npt.NDArray[np.uint8], backend: Backend, boxes: Sequence[tuple[int, int, int, int]], scale: float
+) -> DecodeResult:
+    """Crops enlarged at least 3x and deblurred hard, for codes blurred across their 2 px modules: zxing's
+    after enlarging; zbar's before, and after too in the boxes where that reads nothing: each reads codes the
+    other does not (seed 200069's three far tiles: all sharpened before, none after; seed 200005's T22, easy:
+    only after)."""
+    upscale = max(3.0, scale)
+    if backend is Backend.ZXING:
+        return decode_tags(gray, backend, regions=boxes, upscale=upscale, deblur=DEBLUR)
+    found = decode_tags(gray, backend, regions=boxes, upscale=upscale, sharpen=DEBLUR)
+    empty = [b for b in boxes if not _holds_code(b, found)]
+    if not empty:
+        return found
+    return _joined(found, decode_tags(gray, backend, regions=empty, upscale=upscale, deblur=DEBLUR))
+
+
+def _joined(a: DecodeResult, b: DecodeResult) -> DecodeResult:
+    """Two decodes of different boxes as one."""
+    elapsed, calls = a.elapsed_ms + b.elapsed_ms, a.candidates + b.candidates
+    return DecodeResult(a.tags + b.tags, a.ignored + b.ignored, a.backend, elapsed, calls)
+
+
+def _holds_code(box: tuple[int, int, int, int], result: DecodeResult) -> bool:
+    """Whether a code `result` read (ours or not) has its centre in `box`."""
+    centres = [t.centre for t in result.tags]
+    centres += [tuple(i.corners.mean(axis=0)) for i in result.ignored if i.corners is not None]
+    return any(box[0] <= x < box[2] and box[1] <= y < box[3] for x, y in centres)
 
 
 def _absorb(

@@ -143,15 +143,16 @@ def decode_tags(
     *,
     regions: Sequence[tuple[int, int, int, int]] | None = None,
     upscale: float = 1.0,
-    sharpen: bool = False,
+    sharpen: float = 0.0,
     deblur: float = 0.0,
 ) -> DecodeResult:
     """Decode every QR code in `image` (BGR or grey uint8) and keep ours.
 
     `regions` (x0, y0, x1, y1) restricts decoding to those crops (each decoded separately; duplicates across
-    overlapping regions are merged); `upscale` > 1 enlarges each crop first (small codes in a 1080p frame) and
-    `sharpen` applies an unsharp mask before enlarging (blurred small codes); `deblur` > 0 applies a strong
-    one (that amount) after enlarging, for the last tries on codes blurred across their 2 px modules.
+    overlapping regions are merged); `upscale` > 1 enlarges each crop first (small codes in a 1080p frame);
+    `sharpen` > 0 (True: 1.0) applies an unsharp mask of that amount before enlarging (blurred small codes);
+    `deblur` > 0 applies a strong one (that amount) after enlarging, for the last tries on codes blurred
+    across their 2 px modules.
     Raises FrameError for something that is not an image; an image without codes gives an empty result.
     """
     start = time.perf_counter()
@@ -270,7 +271,7 @@ def _in_region(
     box: tuple[int, int, int, int],
     upscale: float,
     read: Callable[[Image], list[tuple[str, FloatArray]]],
-    sharpen: bool = False,
+    sharpen: float = 0.0,
     *,
     deblur: float = 0.0,
 ) -> list[tuple[str, FloatArray]]:
@@ -282,7 +283,7 @@ def _in_region(
     scale = upscale
     if sharpen:  # unsharp mask at the crop's own resolution (cheaper than after enlarging, as good)
         soft = cv2.GaussianBlur(crop, (0, 0), 1.0)
-        crop = np.asarray(cv2.addWeighted(crop, 2.0, soft, -1.0, 0.0), np.uint8)
+        crop = np.asarray(cv2.addWeighted(crop, 1.0 + sharpen, soft, -float(sharpen), 0.0), np.uint8)
     if scale != 1.0:
         crop = np.asarray(cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), np.uint8)
     if deblur > 0.0:  # the blur spans about a source pixel: undo it at the enlarged scale
