@@ -32,6 +32,9 @@ new size of the finder's input (views are padded to multiples of 128 px, so view
 table's set-up frame, read first and untimed, gives the finder a view of the same size as the timed frame's,
 as in the app.
 
+Speed depends on the moment on a shared machine (this one's swings more than 2x from hour to hour): the first
+and last lines print the dice finder's time on a fixed view (`machine_speed_ms`), to compare runs by.
+
 Aims (issue 4): 1080p p50 < 40 ms; map right >= 99.5% and knights right >= 99.9% on easy and medium.
 """
 
@@ -55,7 +58,7 @@ import numpy as np  # noqa: E402
 
 from engine.colours import Colour  # noqa: E402
 from vision import networks  # noqa: E402
-from vision.dice import finder_model, value_models  # noqa: E402
+from vision.dice import finder_model, network_maps, value_models  # noqa: E402
 from vision.mapreader import REFINE_BUDGET_MS, read_map  # noqa: E402
 from vision.pipeline import Reread, TableReader, align_tiles  # noqa: E402
 from vision.qr import Backend  # noqa: E402
@@ -299,7 +302,12 @@ def main(argv: list[str] | None = None) -> int:
                 # the same table at set-up: tiles laid, no knights, no hands, another frame's light
                 setup, _ = render_scene(spec.with_(knights={}, occluders=0), args.seed + i + 50_000)
                 frames[diff, size].append((image, truth, setup))
-    print(f"rendered in {time.perf_counter() - t0:.1f} s\n")
+    print(f"rendered in {time.perf_counter() - t0:.1f} s")
+    speed_before = machine_speed_ms() if args.dice == "network" else None
+    if speed_before is not None:
+        print(f"machine speed: the dice finder on a fixed {REFERENCE_VIEW[1]} x {REFERENCE_VIEW[0]} px view, "
+              f"best of 5: {speed_before:.1f} ms (compare runs by it)")
+    print()
     header = (f"{'difficulty / size / decoder':<28} {'frames':>6} {'p50 ms':>8} {'p95 ms':>8} {'map p50':>8} "
               f"{'map alone':>9} {'map ok':>9} "
               f"{'knights':>9} {'locs':>6} {'hand flagged'}")
@@ -330,7 +338,25 @@ def main(argv: list[str] | None = None) -> int:
         print("first misreadings:")
         for e in errors:
             print("  " + e)
+    if speed_before is not None:
+        print(f"machine speed at the end: {machine_speed_ms():.1f} ms (at the start: {speed_before:.1f} ms)")
     return 0
+
+
+REFERENCE_VIEW = (896, 1024)  # a 1080p table's view as the finder sees it (these frames' median: 802 x 889)
+
+
+def machine_speed_ms() -> float:
+    """The dice finder's time on a fixed view, best of 5 after a warm-up: a shared machine's speed swings
+    (this one's more than 2x from hour to hour), so a run's figures say little without it."""
+    view = np.random.default_rng(0).integers(0, 256, (*REFERENCE_VIEW, 3), np.uint8)
+    network_maps(view)
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        network_maps(view)
+        times.append((time.perf_counter() - t0) * 1000.0)
+    return min(times)
 
 
 def print_streams(args: argparse.Namespace, chosen: list[Difficulty], sizes: list[str]) -> None:
