@@ -278,13 +278,14 @@ def read_knights(
     min_in_frame: float = 0.9,
     die_height_mm: float = DIE_MM / 2.0,
     search: Collection[str] | None = None,
+    found: Sequence[Any] | None = None,
 ) -> KnightsReading:
     """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
     lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`.
     `search`: look for dice on these locations only (the rest are still there to assign dice to, so a die
-    overhanging from a neighbour is not counted here); the reading then covers these alone."""
-    reader = dice_reader or default_dice_reader()
-    locs = {k: np.asarray(v, np.float64).reshape(-1, 2) for k, v in polygons.items() if is_knight_location(k)}
+    overhanging from a neighbour is not counted here); the reading then covers these alone. `found`: what
+    `find_dice` gave for the same image, polygons and `search`, when the caller had it found already."""
+    locs = _knight_locations(polygons)
     looked = set(locs) if search is None else set(locs) & set(search)
     seen: set[str] = set()
     occluded: set[str] = set()
@@ -295,16 +296,8 @@ def read_knights(
                 occluded.add(loc)
     dice: list[DieOnTable] = []
     if looked:
-        # Grown by 12% so a die overhanging a tile's edge is found whole.
-        region = polygon_mask(image.shape, [grown(locs[k], 1.12) for k in sorted(looked)])
-        extra: dict[str, Any] = {}
-        side = die_px(locs.values())
-        if side is not None and accepts_keyword(reader, "die_px"):
-            extra["die_px"] = side
-        if accepts_keyword(reader, "body_colours"):
-            extra["body_colours"] = False  # the faces' colours are looked at below
-        # The player is named below from the top face's colours (body or pips), so the reader need not.
-        found = list(reader(image, region=region, calibration=None, **extra))
+        if found is None:
+            found = find_dice(image, polygons, dice_reader=dice_reader, search=search)
         centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]
         table_points = None
         if image_to_table is not None and die_height_mm:
@@ -355,6 +348,37 @@ def read_knights(
                 )
             )
     return tally(dice, seen, occluded)
+
+
+def _knight_locations(polygons: Mapping[str, Polygon]) -> dict[str, Polygon]:
+    return {k: np.asarray(v, np.float64).reshape(-1, 2) for k, v in polygons.items() if is_knight_location(k)}
+
+
+def find_dice(
+    image: Image,
+    polygons: Mapping[str, Polygon],
+    *,
+    dice_reader: DiceReader | None = None,
+    search: Collection[str] | None = None,
+) -> list[Any]:
+    """The dice the dice reader finds over the knight locations of `polygons` (those in `search`, if given):
+    what `read_knights` assigns to locations and names the players of. Nothing here depends on anything but
+    the image and the polygons, so `vision.pipeline` runs it while the map is read."""
+    reader = dice_reader or default_dice_reader()
+    locs = _knight_locations(polygons)
+    looked = set(locs) if search is None else set(locs) & set(search)
+    if not looked:
+        return []
+    # Grown by 12% so a die overhanging a tile's edge is found whole.
+    region = polygon_mask(image.shape, [grown(locs[k], 1.12) for k in sorted(looked)])
+    extra: dict[str, Any] = {}
+    side = die_px(locs.values())
+    if side is not None and accepts_keyword(reader, "die_px"):
+        extra["die_px"] = side
+    if accepts_keyword(reader, "body_colours"):
+        extra["body_colours"] = False  # `read_knights` looks at the faces' colours itself
+    # The player is named from the top face's colours (body or pips), so the reader need not.
+    return list(reader(image, region=region, calibration=None, **extra))
 
 
 def tally(dice: Iterable[DieOnTable], seen: Iterable[str], occluded: Iterable[str]) -> KnightsReading:

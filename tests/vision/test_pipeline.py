@@ -6,6 +6,7 @@ about what the pipeline does with their output; `test_real_readers_*` runs the r
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -167,6 +168,76 @@ def test_real_readers_read_a_table_exactly(temperature: float) -> None:
     assert align_tiles(dict(final.tiles), LAYOUT) == LAYOUT
     assert {k: dict(v) for k, v in final.knights.items()} == BEFORE
     assert dict(final.artefacts) == {"A01": True, "A02": True}
+
+
+def test_dice_found_while_the_map_is_read_give_the_same_readings() -> None:
+    """`dice_ahead`: a worker reads the map while the dice are found over the last whole read's outlines. On a
+    still table they stand (one dice read a frame); when the camera moved they are found again on the new
+    outlines (the dice reader here keeps only dice inside the region it is given, so dice found over the old
+    outlines would differ). The readings are those read one step after the other."""
+    frames = [spec(BEFORE)] * 3 + [spec(BEFORE, tilt_deg=24.0, yaw_deg=9.0)] * 2
+    readings = {}
+    calls = {}
+    for ahead in (False, True):
+        oracle = Oracle()
+        regions: list[np.ndarray] = []
+
+        def in_region(image: np.ndarray, region: np.ndarray | None = None, calibration: object = None,
+                      oracle: Oracle = oracle, regions: list[np.ndarray] = regions) -> list[TrueDie]:
+            assert region is not None
+            regions.append(region)
+            return [d for d in oracle.dice_reader(image)
+                    if region[(d.box[1] + d.box[3]) // 2, (d.box[0] + d.box[2]) // 2]]
+
+        reader = TableReader(map_reader=oracle.map_reader, dice_reader=in_region, hold_frames=1,
+                             incremental=False, dice_ahead=ahead)
+        results = run(reader, oracle, frames)
+        assert all(r.status is Status.OK for r in results)
+        readings[ahead] = [(r.raw.knights, [(d.box, d.location) for d in r.knights.dice]) for r in results]
+        calls[ahead] = len(regions)
+    assert readings[True] == readings[False]
+    assert readings[True][0][0] == BEFORE and readings[True][-1][0] == BEFORE
+    assert calls == {False: 5, True: 6}  # the frame after the camera moved: found twice
+
+
+def test_a_dice_reader_that_fails_leaves_no_map_reading_running() -> None:
+    """The error reaches the caller as it would without `dice_ahead`, once the map reader is done."""
+    oracle = Oracle()
+    done: list[bool] = []
+    armed: list[bool] = []
+
+    def slow_map(image: np.ndarray) -> MapView:
+        time.sleep(0.2)
+        view = oracle.map_reader(image)
+        done.append(True)
+        return view
+
+    def broken(*args: object, **kwargs: object) -> list[TrueDie]:
+        if armed:
+            raise RuntimeError("the dice reader broke")
+        return oracle.dice_reader(*args)  # type: ignore[arg-type]
+
+    reader = TableReader(map_reader=slow_map, dice_reader=broken, hold_frames=1, incremental=False)
+    reader.read(oracle.render(spec(BEFORE), 1))
+    done.clear()
+    armed.append(True)
+    with pytest.raises(RuntimeError, match="broke"):
+        reader.read(oracle.render(spec(BEFORE), 2))
+    assert done == [True]  # raised while the map was read (0.2 s), reported once it was done
+
+
+def test_real_readers_read_alike_with_the_dice_found_while_the_map_is_read() -> None:
+    """The real map reader (in the worker) and dice reader: set-up, then the table under other light."""
+    frames = [render_scene(spec({}), 70)[0], render_scene(spec(BEFORE, temperature=0.4), 71)[0]]
+    dice = {}
+    for ahead in (False, True):
+        reader = TableReader(hold_frames=1, incremental=False, dice_ahead=ahead)
+        results = [reader.read(f) for f in frames]
+        last = results[-1]
+        assert last.raw is not None and last.knights is not None
+        dice[ahead] = (last.raw.knights, [(d.box, d.value, d.colour) for d in last.knights.dice])
+    assert dice[True] == dice[False]
+    assert dice[True][0] == BEFORE
 
 
 def test_synthetic_camera_through_the_worker_gives_only_whole_moves() -> None:
