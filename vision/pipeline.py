@@ -278,9 +278,10 @@ class TableReader:
             if not looked:
                 return self._again(previous, index, t0)
             return self._partly(previous, frame, index, looked, t0)
-        view, found = self._map_and_dice(frame)
+        view, found, timings["map"] = self._map_and_dice(frame)
         t1 = time.perf_counter()
-        timings["map"] = (t1 - t0) * 1000  # with the dice, when they were found meanwhile
+        if found is not None:  # the map's time overlaps the dice's: both were in after this
+            timings["map_and_dice"] = (t1 - t0) * 1000
         if not view.tiles:
             self._nothing_seen(index)
             why = "; ".join(view.problems) if view.problems else "no tile stickers found in the frame"
@@ -440,8 +441,9 @@ class TableReader:
         )
         return polygons, knights
 
-    def _map_and_dice(self, frame: Image) -> tuple[MapView, list[Any] | None]:
-        """The frame's map; and the dice over its knight locations when they could be found meanwhile.
+    def _map_and_dice(self, frame: Image) -> tuple[MapView, list[Any] | None, float]:
+        """The frame's map; the dice over its knight locations when they could be found meanwhile; the map
+        reader's milliseconds.
 
         With `dice_ahead`, once a frame of this size was read whole, a worker thread reads the map while this
         one finds the dice over the last whole read's outlines: the QR decoder and the networks let go of
@@ -451,20 +453,26 @@ class TableReader:
         without `dice_ahead`. Either way the reading is the same."""
         before = self._outlines
         if not self.dice_ahead or before is None or before[0] != frame.shape:
-            return self.map_reader(frame), None
+            view, map_ms = self._timed_map(frame)
+            return view, None, map_ms
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seneschal-map")
-        reading = self._worker.submit(self.map_reader, frame)
+        reading = self._worker.submit(self._timed_map, frame)
         try:
             found = find_dice(frame, before[1], dice_reader=self.dice_reader)
         finally:
             wait([reading])  # never leave the map reader running on into the next frame
-        view = reading.result()
+        view, map_ms = reading.result()
         outlines = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
         same = outlines.keys() == before[1].keys() and all(
             np.array_equal(v, before[1][k]) for k, v in outlines.items()
         )
-        return view, found if same else None
+        return view, found if same else None, map_ms
+
+    def _timed_map(self, frame: Image) -> tuple[MapView, float]:
+        start = time.perf_counter()
+        view = self.map_reader(frame)
+        return view, (time.perf_counter() - start) * 1000
 
     def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
         """A frame that looks like the last one read: its reading again, as this frame's observation."""
