@@ -18,9 +18,10 @@ was when each location was last read:
   `refresh_frames` frames passed): the frame is read whole. Even then, when no sticker moved since the last
   reading, the map reader keeps its plane fit and costs the decode alone (`vision.mapreader.unmoved`): what a
   whole frame costs is the dice finder over every location.
-A frame read whole has its map read in a worker thread while the dice are found over the last whole read's
-outlines (`dice_ahead`; both let go of Python's lock, so on two cores they overlap); the dice stand when the
-map came out with the same outlines, else they are found again (`TableReader._map_and_dice`).
+A frame read whole has its map (and the sticker white and skin mask, which need the map and the frame alone)
+read in a worker thread while the dice are found over the last whole read's outlines (`dice_ahead`; both let
+go of Python's lock, so on two cores they overlap); the dice stand when the map came out with the same
+outlines, else they are found again (`TableReader._map_and_dice`).
 A location whose reading differs from the stable one is read afresh in every frame until it commits, so a
 hold is always made of readings of different frames: one misreading is never repeated into a stable one.
 
@@ -195,6 +196,18 @@ def align_tiles(new: Mapping[Hex, str], stable: Mapping[Hex, str]) -> dict[Hex, 
     return {Hex(q + dq, r + dr): tid for h, tid in new.items() for q, r in (_turned(h.q, h.r, k),)}
 
 
+@dataclass(frozen=True, slots=True)
+class _MapSide:
+    """A frame's map and what follows from it and the frame alone (`TableReader._map_side`)."""
+
+    view: MapView
+    map_ms: float
+    white: BGR | None = None
+    occluders: Image | None = None  # the skin mask, at `occluder_scale`
+    occluder_scale: float = 0.25
+    occluders_ms: float = 0.0
+
+
 class TableReader:
     """Frame -> stable `TableReading`. Not thread-safe: one reader per camera (its worker's thread). With
     `dice_ahead` (the default) it calls `map_reader` in a thread of its own, one frame at a time."""
@@ -278,8 +291,10 @@ class TableReader:
             if not looked:
                 return self._again(previous, index, t0)
             return self._partly(previous, frame, index, looked, t0)
-        view, found, timings["map"] = self._map_and_dice(frame)
+        side, found = self._map_and_dice(frame)
+        view, white = side.view, side.white
         t1 = time.perf_counter()
+        timings["map"] = side.map_ms
         if found is not None:  # the map's time overlaps the dice's: both were in after this
             timings["map_and_dice"] = (t1 - t0) * 1000
         if not view.tiles:
@@ -302,17 +317,15 @@ class TableReader:
                 f"out of view: {', '.join(out_of_view)}"
             )
 
-        white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
         polygons, knights = self._knights(frame, view, white, found=found)
         self._outlines = (frame.shape, polygons)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
-        mask: Image | None = None
-        if self.detect_occluders:
-            self._occluder_scale = occluder_scale(view.polygons.values())
-            mask = occluder_mask(frame, white, scale=self._occluder_scale, full_size=False)
+        mask = side.occluders
+        if mask is not None:
+            self._occluder_scale = side.occluder_scale
         occluded = self._occluded(frame, view, mask, [d.box for d in knights.dice])
-        timings["occluders"] = (time.perf_counter() - t2) * 1000
+        timings["occluders"] = side.occluders_ms + (time.perf_counter() - t2) * 1000
         arts = self.artefacts.update(
             frame, view.artefact_quads, view.image_to_table, mask, self._occluder_scale
         )
@@ -441,9 +454,9 @@ class TableReader:
         )
         return polygons, knights
 
-    def _map_and_dice(self, frame: Image) -> tuple[MapView, list[Any] | None, float]:
-        """The frame's map; the dice over its knight locations when they could be found meanwhile; the map
-        reader's milliseconds.
+    def _map_and_dice(self, frame: Image) -> tuple[_MapSide, list[Any] | None]:
+        """The frame's map and what follows from it alone (`_map_side`); the dice over its knight locations
+        when they could be found meanwhile.
 
         With `dice_ahead`, once a frame of this size was read whole, a worker thread reads the map while this
         one finds the dice over the last whole read's outlines: the QR decoder and the networks let go of
@@ -453,26 +466,36 @@ class TableReader:
         without `dice_ahead`. Either way the reading is the same."""
         before = self._outlines
         if not self.dice_ahead or before is None or before[0] != frame.shape:
-            view, map_ms = self._timed_map(frame)
-            return view, None, map_ms
+            return self._map_side(frame), None
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seneschal-map")
-        reading = self._worker.submit(self._timed_map, frame)
+        reading = self._worker.submit(self._map_side, frame)
         try:
             found = find_dice(frame, before[1], dice_reader=self.dice_reader)
         finally:
             wait([reading])  # never leave the map reader running on into the next frame
-        view, map_ms = reading.result()
-        outlines = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
+        side = reading.result()
+        outlines = {k: v for k, v in side.view.polygons.items() if is_knight_location(k)}
         same = outlines.keys() == before[1].keys() and all(
             np.array_equal(v, before[1][k]) for k, v in outlines.items()
         )
-        return view, found if same else None, map_ms
+        return side, found if same else None
 
-    def _timed_map(self, frame: Image) -> tuple[MapView, float]:
+    def _map_side(self, frame: Image) -> _MapSide:
+        """The map, and what needs it and the frame alone: the sticker white and the skin mask (in the
+        worker thread with `dice_ahead`, so these overlap the dice too). Touches no state of the reader."""
         start = time.perf_counter()
         view = self.map_reader(frame)
-        return view, (time.perf_counter() - start) * 1000
+        map_ms = (time.perf_counter() - start) * 1000
+        if not view.tiles:
+            return _MapSide(view, map_ms)
+        start = time.perf_counter()
+        white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
+        if not self.detect_occluders:
+            return _MapSide(view, map_ms, white)
+        scale = occluder_scale(view.polygons.values())
+        mask = occluder_mask(frame, white, scale=scale, full_size=False)
+        return _MapSide(view, map_ms, white, mask, scale, (time.perf_counter() - start) * 1000)
 
     def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
         """A frame that looks like the last one read: its reading again, as this frame's observation."""
