@@ -464,12 +464,15 @@ class TableReader:
         23 ms). The dice stand when the map came out with the same outlines (a still table: the map reader
         keeps its fit, `vision.mapreader.unmoved`); otherwise they are found again on the new ones, as
         without `dice_ahead`. Either way the reading is the same."""
-        before = self._outlines
-        if not self.dice_ahead or before is None or before[0] != frame.shape:
+        if not self.dice_ahead:
             return self._map_side(frame), None
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seneschal-map")
+        # the first read starts the worker too (a thread costs about a millisecond to start)
         reading = self._worker.submit(self._map_side, frame)
+        before = self._outlines
+        if before is None or before[0] != frame.shape:
+            return reading.result(), None
         try:
             found = find_dice(frame, before[1], dice_reader=self.dice_reader)
         finally:
