@@ -15,8 +15,9 @@
    in this frame (codes all covered) are `unknown_hexes`: occupied, never guessed (docs/stickers.md).
 
 A still table skips 2..4: when every tile sticker read in step 1 lies where a sticker of the same tile lay
-at `previous`'s plane fit, or, read for the first time, places its tile where that fit has it (`unmoved`:
-the camera is on a stand and nobody moved a tile), `previous`'s plane,
+at `previous`'s plane fit, or, read for the first time, places its tile where that fit has it, and
+`previous` named every tile it saw (`unmoved`: the camera is on a stand and nobody moved a tile), `previous`'s
+plane,
 lattice and outlines stand, and only what the codes say anew is taken from the frame: which tiles show a
 sticker (the others are `inferred`), which cards lie face up, which codes were ignored; a tile none of whose
 codes the whole-frame pass read, and a card `previous` saw that it missed, are decoded again where their
@@ -397,6 +398,8 @@ def unmoved(previous: MapReading, tile_tags: Sequence[TagDetection]) -> bool:
     where a sticker of the same tile lay at `previous`'s plane fit (`STILL_PX`, `STILL_MODULES`), and enough
     were read to tell. Stickers not read (under dice, a hand) do not count against it."""
     if previous.status is not MapStatus.OK or previous.lattice is None or len(tile_tags) < STILL_TAGS:
+        return False
+    if previous.unknown_hexes:  # not the whole map: fit afresh, which looks for the tiles it could not name
         return False
     by_tile: dict[str, list[TagDetection]] = {}
     for a in previous.anchor:

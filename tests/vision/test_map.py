@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
@@ -317,13 +318,16 @@ def test_a_sticker_read_for_the_first_time_where_its_tile_was_has_not_moved() ->
     found twice, for that); the same sticker a centimetre off is a tile that moved."""
     layout = random_layout(3, np.random.default_rng(5))
     spec = SceneSpec(layout, difficulty=Difficulty.EASY, tilt_deg=15.0, layout_seed=5)
-    first = read_map(render_scene(spec.with_(hide_tags=0.3), 1)[0])
-    assert first.ok
+    first = read_map(render_scene(spec.with_(hide_tags=0.2), 1)[0])
+    assert first.ok and not first.unknown_hexes
     # the tiles the first fit placed (by one sticker or two), with every sticker read now
     tags = [t for t in read_map(render_scene(spec, 2)[0]).tags if t.id in first.hexes]
     new = [t for t in tags if not any(mapreader._same_place(t, a) for a in first.anchor)]
     assert len(new) >= 3
     assert mapreader.unmoved(first, tags)
+    # a map with a cell it could not name is not the whole table: fitted afresh, which looks for that tile
+    # (the benchmark's hard 4K tables 1017, 1020 and 1027 found their set-ups' missing tiles so)
+    assert not mapreader.unmoved(dataclasses.replace(first, unknown_hexes=frozenset({Hex(9, 9)})), tags)
     shift = np.array([10.0 * first.hex_size_px / first.hex_size_mm, 0.0])  # 10 mm
     moved = mapreader.TagDetection(new[0].payload, new[0].corners + shift, new[0].backend)
     assert not mapreader.unmoved(first, [moved if t is new[0] else t for t in tags])
