@@ -16,13 +16,12 @@
 
 A still table skips 2..4: when every tile sticker read in step 1 lies where a sticker of the same tile lay
 at `previous`'s plane fit, or, read for the first time, places its tile where that fit has it, and
-`previous` named every tile it saw (`unmoved`: the camera is on a stand and nobody moved a tile), `previous`'s
-plane,
-lattice and outlines stand, and only what the codes say anew is taken from the frame: which tiles show a
-sticker (the others are `inferred`), which cards lie face up, which codes were ignored; a tile none of whose
-codes the whole-frame pass read, and a card `previous` saw that it missed, are decoded again where their
-codes were. A frame after set-up costs about half of a fitted one (the decode and those crops); any sticker
-out of place, a new tile, another frame size fits afresh.
+`previous` named every tile it saw (`unmoved`: the camera is on a stand and nobody moved a tile),
+`previous`'s plane, lattice and outlines stand, and only what the codes say anew is taken from the frame:
+which tiles show a sticker (the others are `inferred`), which cards lie face up, which codes were ignored; a
+tile none of whose codes the whole-frame pass read, and a card `previous` saw that it missed, are decoded
+again where their codes were. A frame after set-up costs about half of a fitted one (the decode and those
+crops); any sticker out of place, a new tile, another frame size fits afresh.
 
 Never raises on bad input: a black frame, garbage, a frame without stickers give a status and a reason.
 """
