@@ -416,12 +416,19 @@ def _places_as_before(tag: TagDetection, previous: MapReading) -> bool:
     centre = previous.tile_centres.get(tag.payload.id)
     if centre is None or previous.homography is None:
         return False
-    h = previous.homography
-    corners = apply_homography(h, tag.corners)
-    up = (corners[0] + corners[1]) / 2 - (corners[3] + corners[2]) / 2
-    placed = corners.mean(axis=0) - up / (float(np.linalg.norm(up)) or 1.0) * STICKER_CENTRE_OFFSET_MM
-    before = apply_homography(h, np.array([centre], np.float64))[0]
+    placed, _turn = _tile_centre(apply_homography(previous.homography, tag.corners))
+    before = apply_homography(previous.homography, np.array([centre], np.float64))[0]
     return float(np.linalg.norm(placed - before)) <= STILL_NEW_MM
+
+
+def _tile_centre(corners_mm: FloatArray) -> tuple[FloatArray, float]:
+    """Where a sticker (its corners on the table, mm) puts its tile's centre, and which way it points
+    (radians): the centre lies `STICKER_CENTRE_OFFSET_MM` behind the code."""
+    centre = corners_mm.mean(axis=0)
+    up = (corners_mm[0] + corners_mm[1]) / 2 - (corners_mm[3] + corners_mm[2]) / 2
+    n = float(np.linalg.norm(up)) or 1.0
+    up = up / n
+    return centre - up * STICKER_CENTRE_OFFSET_MM, math.atan2(float(up[1]), float(up[0]))
 
 
 def _same_place(tag: TagDetection, before: TagDetection) -> bool:
@@ -559,14 +566,7 @@ def _solve(tile_tags: Sequence[TagDetection], initial: FloatArray | None = None)
                 "sticker %s does not fit the table plane; its tile's other sticker is used", t.payload.text
             )
             continue
-        corners = plane.to_table(t.corners)
-        centre = corners.mean(axis=0)
-        up = (corners[0] + corners[1]) / 2 - (corners[3] + corners[2]) / 2
-        n = float(np.linalg.norm(up)) or 1.0
-        up = up / n
-        per_id.setdefault(t.payload.id, []).append(
-            (centre - up * STICKER_CENTRE_OFFSET_MM, math.atan2(float(up[1]), float(up[0])))
-        )
+        per_id.setdefault(t.payload.id, []).append(_tile_centre(plane.to_table(t.corners)))
     estimates: dict[str, TileEstimate] = {}
     for tid, obs in per_id.items():
         clusters = _cluster([o[0] for o in obs], 0.35 * TILE_ACROSS_FLATS_MM)
