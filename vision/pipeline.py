@@ -440,7 +440,7 @@ class TableReader:
     ) -> tuple[dict[str, FloatArray], KnightsReading]:
         """The knight locations' polygons of `view`, and the knights on them (on `search` alone, if given;
         `found`: the dice over them, when `_map_and_dice` had them)."""
-        polygons = {k: v for k, v in view.polygons.items() if is_knight_location(k)}
+        polygons = _knight_outlines(view)
         knights = read_knights(
             frame,
             polygons,
@@ -478,7 +478,7 @@ class TableReader:
         finally:
             wait([reading])  # never leave the map reader running on into the next frame
         side = reading.result()
-        outlines = {k: v for k, v in side.view.polygons.items() if is_knight_location(k)}
+        outlines = _knight_outlines(side.view)
         same = outlines.keys() == before[1].keys() and all(
             np.array_equal(v, before[1][k]) for k, v in outlines.items()
         )
@@ -614,6 +614,11 @@ def occluder_scale(polygons: Iterable[FloatArray]) -> float:
         return 0.25
     scale = float(np.clip(OCCLUDER_TILE_PX / max(float(np.median(radii)), 1.0), 0.05, 1.0))
     return 1.0 / max(1, round(1.0 / scale))  # one over a whole number, as `occluder_mask` uses
+
+
+def _knight_outlines(view: MapView) -> dict[str, FloatArray]:
+    """The polygons of `view`'s knight locations: what the dice are found over."""
+    return {k: v for k, v in view.polygons.items() if is_knight_location(k)}
 
 
 def _to_reading(table: StableTable) -> TableReading:
