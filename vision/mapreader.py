@@ -33,7 +33,7 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -779,9 +779,7 @@ def _decode_boxes(
         # zbar reads few codes blurred across 2 px modules unless they are deblurred (seed 200005's set-up: 3
         # of 52 plain, all deblurred), and deblurring costs sharp codes theirs: so the boxes in which the
         # plain crops read nothing are read again deblurred
-        empty = [b for b in boxes if not _holds_code(b, found)]
-        if empty:
-            found = _joined(found, _deblurred(gray, backend, empty, scale))
+        found = _again_where_empty(found, boxes, lambda empty: _deblurred(gray, backend, empty, scale))
     return found
 
 
@@ -796,19 +794,27 @@ def _deblurred(
     if backend is Backend.ZXING:
         return decode_tags(gray, backend, regions=boxes, upscale=upscale, deblur=DEBLUR)
     found = decode_tags(gray, backend, regions=boxes, upscale=upscale, sharpen=DEBLUR)
+    return _again_where_empty(
+        found, boxes, lambda empty: decode_tags(gray, backend, regions=empty, upscale=upscale, deblur=DEBLUR)
+    )
+
+
+_Box = tuple[int, int, int, int]
+
+
+def _again_where_empty(
+    found: DecodeResult, boxes: Sequence[_Box], decode: Callable[[list[_Box]], DecodeResult]
+) -> DecodeResult:
+    """`found`, and what `decode` reads in the boxes where `found` has no code (both as one result)."""
     empty = [b for b in boxes if not _holds_code(b, found)]
     if not empty:
         return found
-    return _joined(found, decode_tags(gray, backend, regions=empty, upscale=upscale, deblur=DEBLUR))
+    more = decode(empty)
+    elapsed, calls = found.elapsed_ms + more.elapsed_ms, found.candidates + more.candidates
+    return DecodeResult(found.tags + more.tags, found.ignored + more.ignored, found.backend, elapsed, calls)
 
 
-def _joined(a: DecodeResult, b: DecodeResult) -> DecodeResult:
-    """Two decodes of different boxes as one."""
-    elapsed, calls = a.elapsed_ms + b.elapsed_ms, a.candidates + b.candidates
-    return DecodeResult(a.tags + b.tags, a.ignored + b.ignored, a.backend, elapsed, calls)
-
-
-def _holds_code(box: tuple[int, int, int, int], result: DecodeResult) -> bool:
+def _holds_code(box: _Box, result: DecodeResult) -> bool:
     """Whether a code `result` read (ours or not) has its centre in `box`."""
     centres = [t.centre for t in result.tags]
     centres += [tuple(i.corners.mean(axis=0)) for i in result.ignored if i.corners is not None]
