@@ -12,6 +12,7 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
+from vision import dice as dice_module
 from vision.calibration import default_calibration
 from vision.dice import DiceInputError, DieReading, dice_main, read_dice
 from vision.errors import VisionError
@@ -85,6 +86,16 @@ def test_a_die_across_the_regions_edge_is_found_but_flagged() -> None:
     assert all(d.unsure for d in dice)
     whole = read_dice(image, region=np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]), die_px=40)
     assert [(d.value, d.unsure) for d in whole] == [(4, False)]
+
+
+@pytest.mark.parametrize("inside", [1, 255, True])
+def test_a_mask_region_is_read_alike_whatever_marks_its_inside(inside: object) -> None:
+    image, _truth = render_die(3, C.RED, seed=4, size_px=36)
+    mask = np.zeros(image.shape[:2], np.uint8 if inside is not True else bool)
+    mask[5:-5, 5:-5] = inside
+    region = dice_module._region_mask(image.shape, mask)
+    assert region is not None and region.dtype == np.uint8 and set(np.unique(region)) == {0, 1}
+    assert [(d.value, d.unsure) for d in read_dice(image, region=mask, die_px=36)] == [(3, False)]
 
 
 def test_a_die_outside_the_region_is_not_reported() -> None:

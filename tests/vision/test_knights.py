@@ -16,7 +16,7 @@ import pytest
 from engine.colours import Colour
 from engine.hexgrid import Hex
 from vision.calibration import default_calibration, sticker_white
-from vision.knights import assign_to_locations, occluder_mask, read_knights
+from vision.knights import assign_to_locations, occluder_mask, read_knights, signed_distances
 from vision.synth import Difficulty, GroundTruth, SceneSpec, TrueDie, random_spec, render_scene
 
 RED, BLUE, YELLOW, GREEN = Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN
@@ -119,6 +119,24 @@ def test_dice_near_edges_go_to_the_tile_holding_their_centre_and_supply_dice_to_
     img_polys = {k: v * 3.0 for k, v in polys.items()}
     img_centres = [(x * 3.0, y * 3.0) for x, y in centres]
     assert assign_to_locations(img_centres, img_polys, np.linalg.inv(scale)) == where
+
+
+def test_signed_distances_are_opencvs_point_polygon_test() -> None:
+    """Dice are assigned by every dice-tile distance at once; the numbers are OpenCV's one call at a time, for
+    hexagons and for a polygon that is not convex, points inside, outside, on corners and on edges."""
+    rng = np.random.default_rng(7)
+    angles = np.radians(np.arange(6) * 60.0 + 12.0)
+    hexagons = [np.stack([c[0] + r * np.cos(angles), c[1] + r * np.sin(angles)], 1) for c, r in (
+        ((100.0, 80.0), 50.0), ((180.0, 130.0), 47.0), ((-20.0, 300.0), 80.0))]  # fmt: skip
+    notch = np.array([[0.0, 0.0], [200.0, 0.0], [200.0, 150.0], [100.0, 60.0], [0.0, 150.0]])
+    points = np.concatenate([rng.uniform(-150, 350, (300, 2)), hexagons[0], notch, [[100.0, 30.0]]])
+    for polys in (np.stack(hexagons), notch[None]):
+        got = signed_distances(points, polys)
+        assert got.shape == (len(points), len(polys))
+        for k, poly in enumerate(polys):
+            contour = poly.astype(np.float32).reshape(-1, 1, 2)
+            want = [cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in points]
+            assert np.abs(got[:, k] - want).max() < 1e-3
 
 
 def test_touching_dice_in_a_castle_are_summed_per_colour() -> None:
