@@ -16,7 +16,8 @@
 
 A still table skips 2..4: when every tile sticker read in step 1 lies where a sticker of the same tile lay
 at `previous`'s plane fit, or, read for the first time, places its tile where that fit has it, and
-`previous` named every tile it saw (`unmoved`: the camera is on a stand and nobody moved a tile),
+`previous` named every tile it saw and left no cell next to the map that looks like an unread tile
+(`loose_hexes`; `unmoved`: the camera is on a stand and nobody moved a tile),
 `previous`'s plane, lattice and outlines stand, and only what the codes say anew is taken from the frame:
 which tiles show a sticker (the others are `inferred`), which cards lie face up, which codes were ignored; a
 tile none of whose codes the whole-frame pass read, and a card `previous` saw that it missed, are decoded
@@ -138,6 +139,9 @@ class MapReading:
     # lattice cells inside or against the map that hold a tile whose stickers are all hidden in this frame
     # (sticker paper, dice or a hand there, no code read): occupied, tile unknown; never in `tiles`
     unknown_hexes: frozenset[Hex] = frozenset()
+    # empty lattice cells next to the map that look like a tile's sticker paper yet gave no code, even after
+    # the search: a tile may lie there, unread (`unmoved` then fits the next frame afresh, which searches)
+    loose_hexes: frozenset[Hex] = frozenset()
     problems: tuple[str, ...] = ()
     frame_size: tuple[int, int] = (0, 0)
     elapsed_ms: float = 0.0
@@ -171,6 +175,7 @@ class MapReading:
             "unsure": sorted(self.unsure),
             "inferred": sorted(self.inferred),
             "unknown_hexes": [h.to_json() for h in sorted(self.unknown_hexes)],
+            "loose_hexes": [h.to_json() for h in sorted(self.loose_hexes)],
             "ignored": [{"text": i.text, "reason": i.reason.value, "detail": i.detail} for i in self.ignored],
             "problems": list(self.problems),
             "hex_size_px": round(self.hex_size_px, 2),
@@ -356,15 +361,21 @@ def read_map(
         )
     plane, estimates, fit, problems, unsure = solution
     reading = _assemble(plane, estimates, fit, tile_tags, problems=problems, unsure=unsure)
-    unknown = _unknown_cells(solution, busy, _others(cards, ignored)) if busy is not None else set()
+    unknown: set[Hex] = set()
+    loose: set[Hex] = set()
+    if busy is not None:
+        unknown = _unknown_cells(solution, busy, _others(cards, ignored))
+        loose = _loose_cells(solution, busy, _others(cards, ignored)) - unknown
     if previous is not None and previous.hexes:
         reading = _follow_previous(reading, previous, plane)
-        if unknown:  # the previous numbering; a cell the previous reading fills is inferred, not unknown
+        if unknown or loose:  # the previous numbering; a cell the previous reading fills is inferred
             aligned = _align(dict(solution[2].hexes), reading["hexes"])
             if aligned is not None:
                 turn, shift = aligned
                 unknown = {_rotate60(h, turn) + shift for h in unknown}
+                loose = {_rotate60(h, turn) + shift for h in loose}
             unknown -= set(reading["tiles"])
+            loose -= set(reading["tiles"])
     status = MapStatus.OK if not reading["problems"] else MapStatus.PARTIAL
     return MapReading(
         status=status,
@@ -384,6 +395,7 @@ def read_map(
         unsure=frozenset(reading["unsure"]),
         inferred=frozenset(reading["inferred"]),
         unknown_hexes=frozenset(unknown),
+        loose_hexes=frozenset(loose),
         problems=tuple(reading["problems"]),
         frame_size=size,
         elapsed_ms=(time.perf_counter() - start) * 1000.0,
@@ -398,7 +410,9 @@ def unmoved(previous: MapReading, tile_tags: Sequence[TagDetection]) -> bool:
     were read to tell. Stickers not read (under dice, a hand) do not count against it."""
     if previous.status is not MapStatus.OK or previous.lattice is None or len(tile_tags) < STILL_TAGS:
         return False
-    if previous.unknown_hexes:  # not the whole map: fit afresh, which looks for the tiles it could not name
+    # Not the whole map, or maybe not: fit afresh, which looks for the tiles it could not name or read (a
+    # tile whose stickers the set-up frame missed is otherwise never looked for while the table stays still)
+    if previous.unknown_hexes or previous.loose_hexes:
         return False
     by_tile: dict[str, list[TagDetection]] = {}
     for a in previous.anchor:
@@ -900,11 +914,16 @@ def _unexplained_cells(
     solution: _Solution | None, busy: _Busy, others: Sequence[TagDetection | FloatArray | None]
 ) -> bool:
     """True when a lattice cell next to the tiles read looks like sticker paper but holds no code read."""
-    if solution is None:
-        return True
+    return solution is None or bool(_loose_cells(solution, busy, others))
+
+
+def _loose_cells(
+    solution: _Solution, busy: _Busy, others: Sequence[TagDetection | FloatArray | None]
+) -> set[Hex]:
+    """The lattice cells next to the tiles read that look like sticker paper but hold no code read."""
     occupied = set(solution[2].hexes.values())
     cells = {n for h in occupied for n in h.neighbours()} - occupied - _explained(solution, others)
-    return any(busy.share(solution, c) >= ESCALATE_CELL for c in cells)
+    return {c for c in cells if busy.share(solution, c) >= ESCALATE_CELL}
 
 
 def _unknown_cells(

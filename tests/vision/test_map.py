@@ -401,3 +401,36 @@ def test_a_still_table_looks_again_for_a_tile_the_whole_frame_pass_missed(
     again = read_map(render_scene(spec, 2)[0], previous=first)
     assert again.homography is first.homography
     assert lost not in again.inferred and again.tags_per_tile.get(lost, 0) >= 1
+
+
+def test_a_tile_the_set_up_missed_is_looked_for_while_the_table_stays_still(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A castle standing out from the map, neither of whose codes the set-up frame read, and which the next
+    frames' whole-frame pass misses too: its cell looks like sticker paper yet gave no code (`loose_hexes`),
+    so the next frame is fitted afresh, and its search reads the castle. Before, every sticker read lay where
+    it was, the fit stood, and a still table never looked for the castle again (dev seed 200033, 4K)."""
+    flower = [Hex(0, 0), *Hex(0, 0).neighbours()]
+    layout = {h: f"T{k + 1:02d}" for k, h in enumerate(flower)} | {Hex(3, -1): "K1", Hex(2, -1): "T08"}
+    spec = SceneSpec(layout, difficulty=Difficulty.EASY, tilt_deg=15.0, layout_seed=5)
+    whole_frame = mapreader.decode_tags
+
+    def without_k1(everywhere: bool) -> object:
+        def decode(image: Image, *args: object, **kwargs: object) -> object:
+            got = whole_frame(image, *args, **kwargs)  # type: ignore[arg-type]
+            if everywhere or kwargs.get("regions") is None:
+                got = dataclasses.replace(got, tags=tuple(t for t in got.tags if t.id != "K1"))
+            return got
+
+        return decode
+
+    monkeypatch.setattr(mapreader, "decode_tags", without_k1(everywhere=True))
+    first = read_map(render_scene(spec, 1)[0])
+    assert first.ok and "K1" not in first.hexes and first.loose_hexes == {first.hexes["T08"] + Hex(1, 0)}
+    monkeypatch.setattr(mapreader, "decode_tags", without_k1(everywhere=False))
+    image, truth = render_scene(spec, 2)
+    again = read_map(image, previous=first)
+    assert "K1" in again.hexes and same_layout(again.tiles, truth.tiles) and not again.loose_hexes
+    # the map whole, the table is still again (and the castle's codes are looked for where they were)
+    third = read_map(render_scene(spec, 3)[0], previous=again)
+    assert third.homography is again.homography and "K1" in third.hexes and "K1" not in third.inferred
