@@ -84,6 +84,10 @@ DETECT = 0.5  # a die score (finder and value network together) below this is no
 HEAD_WEIGHT = 0.0  # how much the finder's own value guess counts beside the value network's
 FINDER_WEIGHT = 0.4  # the finder's weight in the die score (a geometric mean with the value networks' P(die))
 SURE_DIE = 0.6  # ... below this it is a die we are unsure of
+# ... unless the value networks' P(die) reaches this: as sure as their label smoothing lets them be (about
+# 0.993). The finder's centre score is weak for a die beside a stronger one in a castle (the neighbour's peak
+# pulls it down), while its crop, read at full resolution, shows a die plainly.
+SURE_CROP = 0.99
 SURE_VALUE = 0.7  # the best value's probability needed to report it without doubt
 # Two reported boxes sharing this much of the smaller one are one die (the weaker reading dropped); when the
 # weaker is a die we are unsure of, the lower share. Dice side by side or in a row on a castle, seen at a
@@ -449,7 +453,8 @@ def read_dice(
     out: list[DieReading] = []
     kept: list[Box] = []
     for die, c, values in sorted(judged, key=lambda j: -j[0]):
-        overlap = SAME_DIE_OVERLAP_UNSURE if die < SURE_DIE else SAME_DIE_OVERLAP
+        sure = sure_die(die, c.crop)
+        overlap = SAME_DIE_OVERLAP if sure else SAME_DIE_OVERLAP_UNSURE
         if any(_shared(c.box, k) >= overlap for k in kept):
             continue  # a tilted die's top face found apart from the whole die: one die
         kept.append(c.box)
@@ -463,8 +468,8 @@ def read_dice(
             DieReading(
                 box=c.box,
                 value=value,
-                confidence=sure_value * min(1.0, die / SURE_DIE),
-                unsure=sure_value < SURE_VALUE or die < SURE_DIE or c.cut,
+                confidence=sure_value * (1.0 if sure else die / SURE_DIE),
+                unsure=sure_value < SURE_VALUE or not sure or c.cut,
                 colour_bgr=bgr,
                 player=player,
             )
@@ -486,6 +491,13 @@ def judge(
     die = max(0.0, score) ** finder_weight * p_die ** (1.0 - finder_weight)
     values = np.asarray(crop[1:], np.float64) * np.asarray(head, np.float64) ** head_weight
     return die, values / max(float(values.sum()), 1e-12)
+
+
+def sure_die(die: float, crop: npt.NDArray[np.float32], sure: float = SURE_DIE) -> bool:
+    """Whether a candidate of die score `die` (`judge`) whose crop the value networks scored `crop` (not a
+    die, 1..6) is a die we are sure of: its die score reaches `sure`, or the networks are as sure of the crop
+    as they get (`SURE_CROP`)."""
+    return die >= sure or 1.0 - float(crop[0]) >= SURE_CROP
 
 
 def draw_dice(image: Image, dice: Sequence[DieReading]) -> Image:

@@ -6,12 +6,10 @@ Each network's weights become 8-bit integers (per output channel) and its activa
 scales read off what it sees at work (MinMax calibration): the table reader is run with the float networks
 on synthetic tables from the training seeds (each at set-up and with its knights, 1080p and 4K in turn) and
 `vision.dice.read_dice` on the first tuning photos, and every input the finder and the value networks are
-given is kept (never the held-out photos, never the benchmark's seeds). Each network's last layer stays in
-floating point (it gives the scores), and so do the value networks' first convolutions. The finder's first
-convolution runs in 8 bits: its input, the image, is 8-bit already, so quantizing it by 1/255 loses nothing
-(`EXACT_INPUT`), and OpenVINO then reads the camera's bytes straight into it, skipping a conversion to
-floats and two reorders of the whole view (a 1280 x 896 view: 11.6 -> 10.0 ms). Needs the `train` extra
-(onnx) and onnxruntime.
+given is kept (never the held-out photos, never the benchmark's seeds). Each network's first convolution
+and its last layer stay in floating point: they are cheap, the first sees the image itself and the last
+gives the scores (the finder's first in 8 bits was 10-15 % faster in OpenVINO but misread more dice:
+docs/dice-model.md, session 10). Needs the `train` extra (onnx) and onnxruntime.
 
 ONNX Runtime runs the finder's twin 1.5-2.3x and the value networks' 1.4-1.7x as fast as the float ones on a
 CPU with 8-bit dot products (x86 VNNI, Arm's dot-product extension); OpenCV's DNN module keeps the float
@@ -41,11 +39,9 @@ from vision.dice_model import data
 
 # Node names (torch.onnx.export's) that stay in floating point, per network file.
 KEEP_FLOAT = {
-    "dicenet.onnx": ("/head/Conv",),
+    "dicenet.onnx": ("/s1/s1.0/Conv", "/head/Conv"),
     "dicevalue.onnx": ("/body/body.0/body.0.0/Conv", "/fc/Gemm"),
 }
-# The finder's input is a uint8 image over 255 (`vision.networks.blob`): exactly its 8-bit levels.
-EXACT_INPUT = {"image": [{"scale": np.array(1.0 / 255.0, np.float32), "zero_point": np.array(0, np.uint8)}]}
 
 
 def kept_float(source: Path) -> tuple[str, ...]:
@@ -158,7 +154,6 @@ def quantize(source: Path, out: Path, feeds: Sequence[npt.NDArray[np.float32]]) 
             weight_type=QuantType.QInt8,
             calibrate_method=CalibrationMethod.MinMax,
             nodes_to_exclude=list(kept_float(source)),
-            extra_options={"TensorQuantOverrides": EXACT_INPUT} if source == dice.MODEL else {},
         )
     finally:
         prepared.unlink(missing_ok=True)

@@ -72,7 +72,8 @@ def score(  # noqa: PLR0917
             if die < detect:
                 continue
             v = int(np.argmax(values)) + 1
-            kept.append((c.box, v, bool(values[v - 1] < sure_value or die < sure_die or c.cut)))
+            unsure = values[v - 1] < sure_value or not dice.sure_die(die, c.crop, sure_die) or c.cut
+            kept.append((c.box, v, bool(unsure)))
         pairs = data.match([k[0] for k in kept], [t[0] for t in case.truth])
         labelled += len(case.truth)
         readings += len(kept)
