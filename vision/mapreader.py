@@ -364,8 +364,9 @@ def read_map(
     unknown: set[Hex] = set()
     loose: set[Hex] = set()
     if busy is not None:
-        unknown = _unknown_cells(solution, busy, _others(cards, ignored))
-        loose = _loose_cells(solution, busy, _others(cards, ignored)) - unknown
+        others = _others(cards, ignored)
+        unknown = _unknown_cells(solution, busy, others)
+        loose = _loose_cells(solution, busy, others) - unknown
     if previous is not None and previous.hexes:
         reading = _follow_previous(reading, previous, plane)
         if unknown or loose:  # the previous numbering; a cell the previous reading fills is inferred
@@ -921,9 +922,13 @@ def _loose_cells(
     solution: _Solution, busy: _Busy, others: Sequence[TagDetection | FloatArray | None]
 ) -> set[Hex]:
     """The lattice cells next to the tiles read that look like sticker paper but hold no code read."""
+    return {c for c in _beside(solution, others) if busy.share(solution, c) >= ESCALATE_CELL}
+
+
+def _beside(solution: _Solution, others: Sequence[TagDetection | FloatArray | None]) -> set[Hex]:
+    """The empty lattice cells next to the tiles read, less those holding another code read (a card)."""
     occupied = set(solution[2].hexes.values())
-    cells = {n for h in occupied for n in h.neighbours()} - occupied - _explained(solution, others)
-    return {c for c in cells if busy.share(solution, c) >= ESCALATE_CELL}
+    return {n for h in occupied for n in h.neighbours()} - occupied - _explained(solution, others)
 
 
 def _unknown_cells(
@@ -933,11 +938,11 @@ def _unknown_cells(
     hold no other code read (a card): a tile there whose codes are all covered. The bare table is not busy;
     cards are read or lie beside the map with one read neighbour at most."""
     occupied = set(solution[2].hexes.values())
-    out = set()
-    for hx in {n for h in occupied for n in h.neighbours()} - occupied - _explained(solution, others):
-        if sum(n in occupied for n in hx.neighbours()) >= 2 and busy.share(solution, hx) >= UNKNOWN_CELL:
-            out.add(hx)
-    return out
+    return {
+        hx
+        for hx in _beside(solution, others)
+        if sum(n in occupied for n in hx.neighbours()) >= 2 and busy.share(solution, hx) >= UNKNOWN_CELL
+    }
 
 
 def _boxes_of_lost_cards(
