@@ -182,6 +182,21 @@ def test_hands_are_found_as_occluders() -> None:
     assert heavily <= reading.occluded
 
 
+def test_the_skin_mask_balances_the_light_as_scaling_the_frame_would() -> None:
+    """The white balance is a table lookup; the mask is the one the frame scaled by the gains gives."""
+    from vision.calibration import white_balance_gains
+
+    image, _truth = render_scene(random_spec(Difficulty.HARD, 4).with_(occluders=2, temperature=0.8), 4)
+    white = (236.0, 228.0, 197.0)  # warm light: every channel's gain differs
+    gains = np.asarray(white_balance_gains(white), np.float32)
+    balanced = np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    # at full scale, so the balance acts on the frame's own bytes, as the reference above does
+    mask = occluder_mask(image, white, scale=1.0, full_size=False)
+    assert np.count_nonzero(mask) > 0  # the hands are found
+    assert np.array_equal(mask, occluder_mask(balanced, None, scale=1.0, full_size=False))
+    assert not np.array_equal(mask, occluder_mask(image, None, scale=1.0, full_size=False))
+
+
 @pytest.mark.parametrize("tilt", [0.0, 20.0, 35.0])
 def test_a_die_top_seen_from_a_tilted_camera_is_placed_over_its_footprint(tilt: float) -> None:
     """A point 16 mm above the table, seen at 35 degrees, lands ~20 mm off on the table plane uncorrected."""

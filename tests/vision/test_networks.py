@@ -57,11 +57,13 @@ def test_the_finders_8_bit_twin_runs_close_to_the_float_one(
 def test_openvino_pads_views_to_few_sizes_and_gives_the_cells_of_the_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A new input size costs OpenVINO a warm-up, so views are padded to multiples of 128 there; the maps
+    """A new input size costs OpenVINO a warm-up, so views are padded to multiples of 32 there; the maps
     keep the cells of the view padded to 16, as in the other runtimes, the same away from the padding."""
-    view = _view()[:, :470]  # 320 x 470: 320 x 480 padded to 16, 384 x 512 to 128
+    view = _view()[:, :470]  # 320 x 470: 320 x 480 padded to 16, 320 x 480 to 32, 384 x 512 to 128
     monkeypatch.setenv(networks.ENV, "openvino")
-    assert networks.size_step() == 128 and dice.finder_input(view).shape == (1, 384, 512, 3)
+    assert networks.size_step() == 32 and dice.finder_input(view).shape == (1, 320, 480, 3)
+    monkeypatch.setattr(networks, "OPENVINO_SIZE_STEP", 128)
+    assert dice.finder_input(view).shape == (1, 384, 512, 3)
     padded_far = dice.network_maps(view)
     monkeypatch.setattr(networks, "OPENVINO_SIZE_STEP", 16)
     assert dice.finder_input(view).shape == (1, 320, 480, 3)
