@@ -168,7 +168,10 @@ def _region_mask(shape: tuple[int, ...], region: object) -> npt.NDArray[np.uint8
         if arr.dtype == np.uint8:  # OpenCV's threshold: a twentieth of numpy's time on a 1080p mask
             return np.asarray(cv2.threshold(np.ascontiguousarray(arr), 0, 1, cv2.THRESH_BINARY)[1], np.uint8)
         return (arr > 0).astype(np.uint8)
-    if arr.dtype.kind not in "iuf" or arr.size < 6 or arr.size % 2:
+    # a polygon is N x 2 points (or N x 1 x 2, as OpenCV's contours come): any other array, such as a mask of
+    # another size, is refused rather than read as a list of points
+    polygon = arr.ndim in (2, 3) and arr.shape[-1] == 2 and (arr.ndim == 2 or arr.shape[1] == 1)
+    if arr.dtype.kind not in "iuf" or not polygon or len(arr) < 3:
         raise DiceInputError(
             f"region must be a mask of the image's size {shape[:2]!r} or an Nx2 polygon, "
             f"got shape {arr.shape!r}"

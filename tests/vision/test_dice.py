@@ -144,7 +144,16 @@ def test_bad_images_raise_a_vision_error(bad: object, message: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "region", [np.zeros((5, 5), np.uint8), [[1, 2]], "tile", [[0, 0], [np.nan, 1], [3, 3]]]
+    "region",
+    [
+        np.zeros((5, 5), np.uint8),
+        np.ones((32, 64), np.uint8),  # a mask of another size (an even number of cells), not a polygon
+        np.ones((4, 6), np.int32),
+        [[1, 2]],
+        [[0, 0], [1, 1]],
+        "tile",
+        [[0, 0], [np.nan, 1], [3, 3]],
+    ],
 )
 def test_bad_regions_raise_a_vision_error(region: object) -> None:
     image = np.full((64, 64, 3), 128, np.uint8)
