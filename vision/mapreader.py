@@ -17,7 +17,8 @@
 A still table skips 2..4: when every tile sticker read in step 1 lies where a sticker of the same tile lay
 at `previous`'s plane fit, or, read for the first time, places its tile where that fit has it, and
 `previous` named every tile it saw and left no cell next to the map that looks like an unread tile
-(`loose_hexes`; `unmoved`: the camera is on a stand and nobody moved a tile),
+(`loose_hexes`, unless `LOOSE_SEARCHES` fresh fits in a row left the same ones; `unmoved`: the camera is on
+a stand and nobody moved a tile),
 `previous`'s plane, lattice and outlines stand, and only what the codes say anew is taken from the frame:
 which tiles show a sticker (the others are `inferred`), which cards lie face up, which codes were ignored; a
 tile none of whose codes the whole-frame pass read, and a card `previous` saw that it missed, are decoded
@@ -95,6 +96,10 @@ DEBLUR = 2.0  # how hard the last tries deblur their crops (`_deblurred`)
 BUSY_CELL = 0.1  # share of strong edges in a cell's middle above which it may hold a sticker worth decoding
 ESCALATE_CELL = 0.25  # ... above which an unread cell next to the map is worth a second whole-frame pass
 UNKNOWN_CELL = 0.25  # ... above which an unread cell between read tiles counts as an occupied, unknown tile
+# Frames in a row fitted afresh, each searching, while the same cells beside the map look like unread tiles
+# (`loose_hexes`): after these, such cells are taken for what no search reads (a dice tray, a notepad,
+# paper) and a still table keeps its fit again until a sticker moves or new cells look so.
+LOOSE_SEARCHES = 3
 # The camera and the tiles have not moved when every tile sticker read has its centre within this of where it
 # lay at the last plane fit, and each corner within twice that: zxing gives whole-pixel corners that move by
 # 2..3 px when the light changes; a tile moved far enough to matter (a few millimetres) moves its codes by
@@ -142,6 +147,7 @@ class MapReading:
     # empty lattice cells next to the map that look like a tile's sticker paper yet gave no code, even after
     # the search: a tile may lie there, unread (`unmoved` then fits the next frame afresh, which searches)
     loose_hexes: frozenset[Hex] = frozenset()
+    loose_searches: int = 0  # frames in a row, this one included, fitted afresh that left these loose_hexes
     problems: tuple[str, ...] = ()
     frame_size: tuple[int, int] = (0, 0)
     elapsed_ms: float = 0.0
@@ -377,6 +383,10 @@ def read_map(
                 loose = {_rotate60(h, turn) + shift for h in loose}
             unknown -= set(reading["tiles"])
             loose -= set(reading["tiles"])
+    searches = 0
+    if loose:  # in the previous reading's numbering when there is one
+        again = previous is not None and previous.loose_hexes == loose
+        searches = previous.loose_searches + 1 if previous is not None and again else 1
     status = MapStatus.OK if not reading["problems"] else MapStatus.PARTIAL
     return MapReading(
         status=status,
@@ -397,6 +407,7 @@ def read_map(
         inferred=frozenset(reading["inferred"]),
         unknown_hexes=frozenset(unknown),
         loose_hexes=frozenset(loose),
+        loose_searches=searches,
         problems=tuple(reading["problems"]),
         frame_size=size,
         elapsed_ms=(time.perf_counter() - start) * 1000.0,
@@ -412,8 +423,9 @@ def unmoved(previous: MapReading, tile_tags: Sequence[TagDetection]) -> bool:
     if previous.status is not MapStatus.OK or previous.lattice is None or len(tile_tags) < STILL_TAGS:
         return False
     # Not the whole map, or maybe not: fit afresh, which looks for the tiles it could not name or read (a
-    # tile whose stickers the set-up frame missed is otherwise never looked for while the table stays still)
-    if previous.unknown_hexes or previous.loose_hexes:
+    # tile whose stickers the set-up frame missed is otherwise never looked for while the table stays still);
+    # cells beside the map that `LOOSE_SEARCHES` searches in a row left as they were are not looked for again
+    if previous.unknown_hexes or (previous.loose_hexes and previous.loose_searches < LOOSE_SEARCHES):
         return False
     by_tile: dict[str, list[TagDetection]] = {}
     for a in previous.anchor:

@@ -434,3 +434,31 @@ def test_a_tile_the_set_up_missed_is_looked_for_while_the_table_stays_still(
     # the map whole, the table is still again (and the castle's codes are looked for where they were)
     third = read_map(render_scene(spec, 3)[0], previous=again)
     assert third.homography is again.homography and "K1" in third.hexes and "K1" not in third.inferred
+
+
+def test_a_cell_beside_the_map_no_search_reads_stops_costing_the_still_table_its_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sticker-like paper beside the map that no search reads (here a castle whose codes are never read: as
+    a dice tray or a notepad would look) is searched for by `LOOSE_SEARCHES` frames in a row, each
+    fitted afresh; then the still table keeps its fit, as it would with nothing there."""
+    flower = [Hex(0, 0), *Hex(0, 0).neighbours()]
+    layout = {h: f"T{k + 1:02d}" for k, h in enumerate(flower)} | {Hex(3, -1): "K1", Hex(2, -1): "T08"}
+    spec = SceneSpec(layout, difficulty=Difficulty.EASY, tilt_deg=15.0, layout_seed=5)
+    whole_frame = mapreader.decode_tags
+
+    def without_k1(image: Image, *args: object, **kwargs: object) -> object:
+        got = whole_frame(image, *args, **kwargs)  # type: ignore[arg-type]
+        return dataclasses.replace(got, tags=tuple(t for t in got.tags if t.id != "K1"))
+
+    monkeypatch.setattr(mapreader, "decode_tags", without_k1)
+    readings = [read_map(render_scene(spec, 1)[0])]
+    for seed in range(2, 2 + mapreader.LOOSE_SEARCHES):
+        readings.append(read_map(render_scene(spec, seed)[0], previous=readings[-1]))
+    *searched, still = readings
+    loose = searched[0].loose_hexes
+    assert loose and all(r.ok and r.loose_hexes == loose for r in readings)
+    # each frame up to the last searched, with a fit of its own; the last kept the one before's
+    assert [r.loose_searches for r in searched] == list(range(1, mapreader.LOOSE_SEARCHES + 1))
+    assert len({id(r.homography) for r in searched}) == len(searched)
+    assert still.homography is searched[-1].homography and "K1" not in still.hexes
