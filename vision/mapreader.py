@@ -145,7 +145,8 @@ class MapReading:
     # (sticker paper, dice or a hand there, no code read): occupied, tile unknown; never in `tiles`
     unknown_hexes: frozenset[Hex] = frozenset()
     # empty lattice cells next to the map that look like a tile's sticker paper yet gave no code, even after
-    # the search: a tile may lie there, unread (`unmoved` then fits the next frame afresh, which searches)
+    # the search: a tile may lie there, unread (`unmoved` then fits the next frame afresh, which searches, for
+    # `LOOSE_SEARCHES` frames in a row)
     loose_hexes: frozenset[Hex] = frozenset()
     loose_searches: int = 0  # frames in a row, this one included, fitted afresh that left these loose_hexes
     problems: tuple[str, ...] = ()
