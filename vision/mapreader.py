@@ -386,8 +386,9 @@ def read_map(
             loose -= set(reading["tiles"])
     searches = 0
     if loose:  # in the previous reading's numbering when there is one
-        again = previous is not None and previous.loose_hexes == loose
-        searches = previous.loose_searches + 1 if previous is not None and again else 1
+        searches = 1
+        if previous is not None and previous.loose_hexes == loose:
+            searches = previous.loose_searches + 1
     status = MapStatus.OK if not reading["problems"] else MapStatus.PARTIAL
     return MapReading(
         status=status,
