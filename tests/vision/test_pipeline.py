@@ -14,7 +14,7 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
-from vision.pipeline import MapView, Reread, TableReader, align_tiles
+from vision.pipeline import MapView, Reread, TableReader, align_tiles, is_no_signal
 from vision.sources import Status
 from vision.synth import GroundTruth, SceneSpec, TrueDie, render_scene
 
@@ -125,6 +125,18 @@ def test_bad_frames_keep_the_last_good_reading() -> None:
     no_tags = reader.read(oracle.render(spec(BEFORE, stickers=False), 9))
     assert no_tags.status is Status.NO_TAGS and no_tags.reading.knights == BEFORE
     assert "no tile stickers" in no_tags.message
+
+
+def test_a_black_frame_with_specks_of_noise_is_no_signal_but_a_dim_table_is_a_table() -> None:
+    black = np.zeros((1080, 1920, 3), np.uint8)
+    specks = black.copy()
+    rng = np.random.default_rng(3)
+    specks[rng.integers(0, 1080, 4000), rng.integers(0, 1920, 4000)] = 255  # 0.2 % of the pixels
+    assert is_no_signal(black) and is_no_signal(specks)
+    table, _truth = render_scene(spec(BEFORE), 1)
+    dim = (table.astype(np.float32) * 0.15).astype(np.uint8)  # the lights down low
+    assert not is_no_signal(table) and not is_no_signal(dim)
+    assert not is_no_signal(np.ascontiguousarray(table[::-1, ::2]))  # any size, any layout in memory
 
 
 def test_half_a_board_is_reported_and_the_unseen_half_kept() -> None:
