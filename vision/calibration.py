@@ -468,11 +468,11 @@ def sticker_white(image: npt.NDArray[np.uint8], quads: Sequence[npt.NDArray[Any]
     if len(chosen) > 16:  # a spread of 16 stickers is plenty, and keeps this under a millisecond or two
         chosen = [chosen[i] for i in np.linspace(0, len(chosen) - 1, 16).round().astype(int)]
     for quad in chosen:
-        q = np.asarray(quad, dtype=np.float32).reshape(-1, 2)
-        centre = q.mean(axis=0)
-        grown = (q - centre) * 1.25 + centre
-        x0, y0 = np.floor(grown.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(grown.max(axis=0)).astype(int)
+        # a sticker's four corners: plain floats beat numpy's reductions on so few
+        xs, ys = zip(*np.asarray(quad, dtype=np.float32).reshape(-1, 2).tolist(), strict=True)
+        cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
+        x0, x1 = math.floor((min(xs) - cx) * 1.25 + cx), math.ceil((max(xs) - cx) * 1.25 + cx)
+        y0, y1 = math.floor((min(ys) - cy) * 1.25 + cy), math.ceil((max(ys) - cy) * 1.25 + cy)
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
         if x1 - x0 >= 2 and y1 - y0 >= 2:
             step = max(1, min(x1 - x0, y1 - y0) // 24)  # ~600 samples per sticker are plenty
@@ -481,9 +481,9 @@ def sticker_white(image: npt.NDArray[np.uint8], quads: Sequence[npt.NDArray[Any]
         pix = np.concatenate(samples)
         # per column, channels apart: numpy's reductions across a row of three cost 2 ms a frame here
         unclipped = np.maximum(np.maximum(pix[:, 0], pix[:, 1]), pix[:, 2]) < 254
-        channels = np.ascontiguousarray(pix[unclipped].T).astype(np.float32)
+        channels = np.ascontiguousarray(pix[unclipped].T)
         if channels.shape[1] >= 16:
-            b, g, r = (float(v) for v in np.percentile(channels, 90, axis=1))
+            b, g, r = _percentile_rows(channels, 90.0)
             return (max(b, 1.0), max(g, 1.0), max(r, 1.0))
     small = image[::4, ::4].reshape(-1, 3).astype(np.float32)
     sat = small.max(axis=1) - small.min(axis=1)
@@ -492,6 +492,18 @@ def sticker_white(image: npt.NDArray[np.uint8], quads: Sequence[npt.NDArray[Any]
     bright = pool[pool.mean(axis=1) >= np.percentile(pool.mean(axis=1), 98)]
     b, g, r = (float(v) for v in np.median(bright, axis=0))
     return (max(b, 1.0), max(g, 1.0), max(r, 1.0))
+
+
+def _percentile_rows(rows: npt.NDArray[np.uint8], q: float) -> tuple[float, float, float]:
+    """Each of three rows' `q`th percentile, interpolated linearly as `np.percentile` does, from a partition
+    of the bytes themselves (a third of its time on a table's sticker samples)."""
+    at = q / 100.0 * (rows.shape[1] - 1)
+    lo = math.floor(at)
+    hi = min(lo + 1, rows.shape[1] - 1)
+    part = np.partition(rows, (lo, hi), axis=1)
+    low, high = part[:, lo].tolist(), part[:, hi].tolist()
+    b, g, r = (a + (at - lo) * (z - a) for a, z in zip(low, high, strict=True))
+    return b, g, r
 
 
 def default_calibration(colours: Sequence[Colour] | None = None) -> ColourCalibration:

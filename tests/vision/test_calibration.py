@@ -11,6 +11,7 @@ import pytest
 from engine.colours import Colour
 from vision.calibration import (
     ColourCalibration,
+    _percentile_rows,
     default_calibration,
     die_body_colour,
     sticker_white,
@@ -217,3 +218,10 @@ def test_many_colours_are_named_as_one_by_one(white: tuple[float, float, float] 
     colours += [(250.0, 250.0, 250.0), (20.0, 20.0, 20.0), (60.0, 60.0, 200.0)]
     assert cal.match_many(colours, white) == [cal.match(c, white) for c in colours]
     assert cal.match_many([], white) == []
+
+
+@pytest.mark.parametrize("n", [16, 17, 100, 601, 9600])
+def test_the_sticker_white_s_percentile_is_numpy_s(n: int) -> None:
+    rows = np.random.default_rng(n).integers(0, 254, (3, n)).astype(np.uint8)
+    want = np.percentile(rows.astype(np.float64), 90, axis=1)
+    assert np.allclose(_percentile_rows(rows, 90.0), want, rtol=0, atol=1e-9)
