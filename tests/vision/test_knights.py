@@ -16,7 +16,7 @@ import pytest
 from engine.colours import Colour
 from engine.hexgrid import Hex
 from vision.calibration import default_calibration, sticker_white
-from vision.knights import assign_to_locations, occluder_mask, read_knights, signed_distances
+from vision.knights import assign_to_locations, find_dice, occluder_mask, read_knights, signed_distances
 from vision.synth import Difficulty, GroundTruth, SceneSpec, TrueDie, random_spec, render_scene
 
 RED, BLUE, YELLOW, GREEN = Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN
@@ -260,3 +260,30 @@ def test_die_px_is_passed_only_to_a_reader_that_takes_it() -> None:
     expected = radius * 16.0 / (90.0 / math.sqrt(3.0))
     got = calls[0]["die_px"]
     assert isinstance(got, float) and got == pytest.approx(expected, rel=0.01)
+
+
+def test_the_region_over_outlines_seen_before_is_drawn_once_and_follows_a_move() -> None:
+    """A still table's outlines come again frame after frame, so their region is kept (read-only, as the
+    readers share it); outlines that moved get a region of their own."""
+    radius = 60.0
+    hexagon = np.array(
+        [[radius * math.cos(math.radians(60 * k + 30)), radius * math.sin(math.radians(60 * k + 30))]
+         for k in range(6)]
+    ) + 200.0
+    image = np.full((400, 600, 3), 128, np.uint8)
+    regions: list[np.ndarray] = []
+
+    def reader(image: np.ndarray, region: np.ndarray | None = None, calibration: object = None) -> list[int]:
+        assert region is not None
+        regions.append(region)
+        return []
+
+    find_dice(image, {"T01": hexagon, "L1": hexagon + np.array([150.0, 0.0])}, dice_reader=reader)
+    find_dice(image, {"T01": hexagon.copy(), "L1": hexagon + np.array([150.0, 0.0])}, dice_reader=reader)
+    find_dice(image, {"T01": hexagon + np.array([200.0, 0.0])}, dice_reader=reader)
+    first, again, moved = regions
+    assert again is first and not first.flags.writeable
+    assert first[200, 200] and not first[200, 400]  # the lake is no knight location
+    assert moved[200, 400] and not moved[200, 200]
+    with pytest.raises(ValueError, match="read-only"):
+        first[0, 0] = 1

@@ -69,9 +69,11 @@ def _recording(inputs: Inputs) -> Iterator[None]:
     given while inside."""
     finder, value = dice.network_maps, dice._value_logits
 
-    def record_view(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    def record_view(
+        image: npt.NDArray[np.uint8], padded: npt.NDArray[np.uint8] | None = None
+    ) -> npt.NDArray[np.float32]:
         inputs.views.append(np.array(image))
-        return finder(image)
+        return finder(image, padded)
 
     def record_crops(path: Path, crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
         inputs.crops.append(networks.blob(np.stack(crops)))
