@@ -408,8 +408,9 @@ def find_dice(
 
 # A still table's outlines come again frame after frame: what is drawn from them alone is kept (at 1080p the
 # region costs 0.75 ms to draw, the die's side 0.3 ms to measure). The outlines come as their float64 points'
-# bytes, N x 2, so that they can be the key.
-@functools.lru_cache(maxsize=4)
+# bytes, N x 2, so that they can be the key. Two regions: the whole table's and the last few locations' a
+# stream looked at again (a 4K region is 8 MB).
+@functools.lru_cache(maxsize=2)
 def _drawn_region(shape: tuple[int, ...], outlines: tuple[bytes, ...]) -> Image:
     """The mask of `outlines` grown by 12% (so that a die overhanging a tile's edge is found whole),
     read-only, as it is shared."""
