@@ -106,7 +106,8 @@ TILE_SIDE_MM = 90.0 / math.sqrt(3.0)  # vision.tags: tiles are 90 mm across flat
 DIE_SIDE_MM = 16.0  # vision.tags.DIE_MM
 # The finder's view is shrunk by averaging areas below this scale, as its training data was (a 4K table:
 # 0.3-0.45); a milder shrink (1080p: 0.6-0.9) is bilinear: 6-9 -> 1 ms, and read alike (bench/vision.py's
-# easy and medium tables on seeds 200000..: the same readings).
+# easy and medium tables on seeds 200000..: the same readings). Below it, areas of a whole number of pixels
+# are averaged (`whole_shrink`) and the mild rest is bilinear too (`finder_input`).
 AREA_BELOW = 0.5
 REGION_GROWTH = 1.12  # vision.knights grows tile polygons by 12% before passing them
 
@@ -252,9 +253,10 @@ def finder_input(image: Image, scale: float = 1.0) -> Image:
     a multiple of `networks.size_step()`. The resized image is `[0, :h, :w]` of it, `(h, w)` =
     `finder_size(image.shape, scale)`.
 
-    Shrinks by more than `AREA_BELOW` average areas, as the finder's training data was shrunk (bilinear lost
-    white dice at 4K; a whole-number area shrink first, then the rest, saves only 3 of 16 ms there); milder
-    shrinks and enlargements are bilinear."""
+    Shrinks by more than `AREA_BELOW` average areas, as the finder's training data was shrunk (bilinear alone
+    lost white dice at 4K): squares of `whole_shrink(scale)` pixels, when the image's sides are a multiple of
+    it (`candidates` makes them so), then the mild rest bilinear; else fractional areas (four times the time:
+    a 4K table's view 16 against 4 ms). Milder shrinks and enlargements are bilinear."""
     h, w = finder_size(image.shape, scale)
     step = networks.size_step()
     ph, pw = -h % step, -w % step
@@ -266,6 +268,12 @@ def finder_input(image: Image, scale: float = 1.0) -> Image:
     out = np.empty((1, h + ph, w + pw, 3), np.uint8)
     view = out[0, :h, :w]
     interpolation = cv2.INTER_AREA if scale < AREA_BELOW else cv2.INTER_LINEAR
+    k = whole_shrink(scale)
+    if k > 1 and image.shape[0] % k == 0 and image.shape[1] % k == 0:
+        # OpenCV's whole-number area shrink: the exact k x k means, in a fraction of a fractional one's time
+        size = (image.shape[1] // k, image.shape[0] // k)
+        image = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+        interpolation = cv2.INTER_LINEAR
     made = cv2.resize(image, (w, h), dst=view, interpolation=interpolation)
     if not np.shares_memory(made, out):  # OpenCV would not write into the array it was given
         view[...] = made
@@ -378,6 +386,13 @@ def _scale_for(shape: tuple[int, ...], die_px: float | None, mask: npt.NDArray[n
     return min(1.0, MAX_UNHINTED_SIDE / max(shape[:2]))
 
 
+def whole_shrink(scale: float) -> int:
+    """How many pixels a side the squares are that `finder_input` averages first for a shrink by `scale` (1:
+    none): the most that leave some shrink to do. The rest, `k * scale`, is then over 1 - `scale`, a mild
+    shrink that bilinear does as well."""
+    return int(1.0 / scale) if scale < AREA_BELOW else 1
+
+
 def finder_size(shape: tuple[int, ...], scale: float) -> tuple[int, int]:
     """The (height, width) of an image of `shape` resized by `scale` for the finder (`finder_input`)."""
     if abs(scale - 1.0) <= 0.02:
@@ -420,6 +435,11 @@ def candidates(
         pad = int(TARGET_DIE_PX / scale)  # context around the region's edge
         ox, oy = max(0, bx - pad), max(0, by - pad)
         ex, ey = min(w, bx + bw + pad), min(h, by + bh + pad)
+    # sides a multiple of the whole-pixel shrink, so that `finder_input` can average whole squares (a few
+    # pixels of context fewer)
+    k = whole_shrink(scale)
+    if min(ex - ox, ey - oy) >= k:
+        ex, ey = ox + (ex - ox) // k * k, oy + (ey - oy) // k * k
     vh, vw = finder_size((ey - oy, ex - ox), scale)
     padded = finder_input(img[oy:ey, ox:ex], scale)  # OpenCV reads the region in place
     view = padded[0, :vh, :vw]

@@ -307,19 +307,35 @@ def test_the_networks_input_is_what_opencv_would_make_of_the_images() -> None:
         assert ours.shape == theirs.shape and np.array_equal(ours, theirs)
 
 
-@pytest.mark.parametrize("scale", [1.0, 1.01, 0.8, 1.3, 0.4])
-def test_the_finder_s_input_is_the_view_resized_then_padded_with_its_edges(scale: float) -> None:
+@pytest.mark.parametrize(("scale", "sides"), [(1.0, (299, 447)), (1.01, (299, 447)), (0.8, (299, 447)),
+                                             (1.3, (299, 447)), (0.4, (299, 447)), (0.4, (300, 448)),
+                                             (0.3, (300, 447)), (0.3, (300, 450))])
+def test_the_finder_s_input_is_the_view_resized_then_padded_with_its_edges(
+    scale: float, sides: tuple[int, int]
+) -> None:
     """The view is resized straight into the padded array: the same bytes as resizing, then repeating the
-    edge pixels out to the runtime's size step (area averaging below `AREA_BELOW`, bilinear above)."""
+    edge pixels out to the runtime's size step. Bilinear above `AREA_BELOW`; below it, squares of
+    `whole_shrink` pixels averaged and the rest bilinear where the sides are a multiple of it, else areas."""
     image, _truth = render_scene(SceneSpec({Hex(0, 0): "T01"}, {"T01": {C.RED: 3}}, layout_seed=1), 1)
-    region = image[101:400, 203:650]  # a view into the frame, as the dice reader passes it
+    region = image[101 : 101 + sides[0], 203 : 203 + sides[1]]  # a view into the frame, as the reader's
     got = dice_module.finder_input(region, scale)  # first: no array just freed for it to land on
     h, w = dice_module.finder_size(region.shape, scale)
-    resized = region if (h, w) == region.shape[:2] else cv2.resize(
-        region, (w, h), interpolation=cv2.INTER_AREA if scale < dice_module.AREA_BELOW else cv2.INTER_LINEAR
-    )
+    k = dice_module.whole_shrink(scale)
+    if (h, w) == region.shape[:2]:
+        resized = region
+    elif scale >= dice_module.AREA_BELOW:
+        resized = cv2.resize(region, (w, h), interpolation=cv2.INTER_LINEAR)
+    elif sides[0] % k or sides[1] % k:
+        resized = cv2.resize(region, (w, h), interpolation=cv2.INTER_AREA)
+    else:
+        squares = cv2.resize(region, (sides[1] // k, sides[0] // k), interpolation=cv2.INTER_AREA)
+        mean = region[k : 2 * k, 2 * k : 3 * k].mean(axis=(0, 1))
+        assert np.array_equal(squares[1, 2], np.floor(mean + 0.5))  # each square's mean, halves rounded up
+        resized = cv2.resize(squares, (w, h), interpolation=cv2.INTER_LINEAR)
     step = dice_module.networks.size_step()
     expected = cv2.copyMakeBorder(resized, 0, -h % step, 0, -w % step, cv2.BORDER_REPLICATE)
     assert got.shape == (1, *expected.shape) and got.shape[1] % step == got.shape[2] % step == 0
     assert np.array_equal(got[0], expected)
-    assert (h, w) == ((299, 447) if abs(scale - 1.0) <= 0.02 else (round(299 * scale), round(447 * scale)))
+    near_one = abs(scale - 1.0) <= 0.02
+    assert (h, w) == (sides if near_one else (round(sides[0] * scale), round(sides[1] * scale)))
+    assert k == {0.4: 2, 0.3: 3}.get(scale, 1)
