@@ -309,7 +309,7 @@ def test_the_networks_input_is_what_opencv_would_make_of_the_images() -> None:
 
 @pytest.mark.parametrize(("scale", "sides"), [(1.0, (299, 447)), (1.01, (299, 447)), (0.8, (299, 447)),
                                              (1.3, (299, 447)), (0.4, (299, 447)), (0.4, (300, 448)),
-                                             (0.3, (300, 447)), (0.3, (300, 450))])
+                                             (0.3, (301, 448)), (0.3, (300, 450))])
 def test_the_finder_s_input_is_the_view_resized_then_padded_with_its_edges(
     scale: float, sides: tuple[int, int]
 ) -> None:
