@@ -16,7 +16,15 @@ import pytest
 from engine.colours import Colour
 from engine.hexgrid import Hex
 from vision.calibration import default_calibration, sticker_white
-from vision.knights import assign_to_locations, find_dice, occluder_mask, read_knights, signed_distances
+from vision.knights import (
+    SAME_DIE_MM,
+    assign_to_locations,
+    find_dice,
+    occluder_mask,
+    read_knights,
+    seen_twice,
+    signed_distances,
+)
 from vision.synth import Difficulty, GroundTruth, SceneSpec, TrueDie, random_spec, render_scene
 
 RED, BLUE, YELLOW, GREEN = Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN
@@ -146,6 +154,55 @@ def test_touching_dice_in_a_castle_are_summed_per_colour() -> None:
     assert len([d for d in truth.dice if d.location == "K1"]) == 4
     reading = knights_from_truth(image, truth)
     assert reading.knights == knights
+
+
+@pytest.mark.parametrize("tilt", [0.0, 30.0])
+def test_a_die_read_again_over_its_side_face_counts_once_but_a_doubtful_neighbour_stays(tilt: float) -> None:
+    """The finder's second, unsure box half a die below a sure one is that die again (`SAME_DIE_MM`); an
+    unsure die a side or more from the others is a die of its own, and its location stays unsure."""
+    knights = {"K1": {RED: 17, BLUE: 3}, "T01": {BLUE: 4}}
+    spec = SceneSpec({Hex(0, 0): "T01", Hex(1, 0): "K1"}, knights, layout_seed=3, tilt_deg=tilt)
+    image, truth = render_scene(spec, 5)
+    true_reader = truth_reader(truth)
+    (t01,) = [d for d in truth.dice if d.location == "T01"]
+    doubtful = [d.box for d in truth.dice if d.location == "K1"][-1]
+
+    def reader(
+        image: np.ndarray, region: np.ndarray | None = None, calibration: object = None
+    ) -> list[TrueDie]:
+        dice = [
+            TrueDie(d.box, d.value, 0.65, unsure=True) if d.box == doubtful else d
+            for d in true_reader(image, region, calibration)
+        ]
+        x0, y0, x1, y1 = t01.box
+        down = round(0.6 * float(np.linalg.norm(t01.top_face[1] - t01.top_face[0])))  # 0.6 of a side
+        return [*dice, TrueDie((x0, y0 + down, x1, y1 + down), 2, 0.6, unsure=True)]
+
+    reading = read_knights(
+        image,
+        truth.tile_polygons,
+        default_calibration(),
+        image_to_table=np.linalg.inv(truth.homography),
+        white_bgr=sticker_white(image, [t.corners for t in truth.tags if not t.covered]),
+        dice_reader=reader,
+    )
+    assert reading.knights["T01"] == {BLUE: 4}
+    assert [d.value for d in reading.dice if d.location == "T01"] == [4]
+    assert "T01" not in reading.unsure
+    assert "K1" in reading.unsure  # the castle's doubtful die is kept, not taken for its neighbour
+    assert len([d for d in reading.dice if d.location == "K1"]) == 4
+
+
+def test_only_an_unsure_die_close_to_a_sure_one_is_taken_for_it() -> None:
+    """`seen_twice` on the dice's plane (mm): two sure dice however close are two dice (the reader was sure
+    of both), two unsure ones are kept (neither is known to be the die), and the distance is strict."""
+    sure, doubt = TrueDie((0, 0, 1, 1), 3), TrueDie((0, 0, 1, 1), 3, 0.5, unsure=True)
+    at = np.array([[0.0, 0.0], [SAME_DIE_MM - 0.01, 0.0], [0.0, SAME_DIE_MM], [40.0, 40.0]])
+    assert seen_twice([sure, doubt, doubt, doubt], at) == {1}
+    assert seen_twice([sure, sure, sure, sure], at) == set()
+    assert seen_twice([doubt, doubt, doubt, doubt], at) == set()
+    assert seen_twice([doubt, sure, doubt, sure], at) == {0}
+    assert seen_twice([], np.zeros((0, 2))) == set()
 
 
 def test_unknown_colour_makes_the_location_unsure_not_wrong() -> None:
