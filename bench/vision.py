@@ -14,7 +14,8 @@ named, up to the lattice's shift and turn) read from the frame alone (`map alone
 hide cannot be named) and as the reader has it after set-up (`map ok`: such a tile keeps its id); the share of
 knight locations (territories and castles) read exactly right, counting a location the reader calls unsure as
 wrong and leaving out locations under a rendered hand (reported apart: how many of those were flagged
-occluded).
+occluded); and how many locations were read wrong *without* being called unsure (`silent`: at the table, a
+wrong count nobody is asked to confirm).
 
 Streams. A table with its light, glare and table top fixed (`SceneSpec.steady_seed`: only sensor noise
 changes between frames), read by one `TableReader` (hold 5) frame after frame: still frames, then per move a
@@ -85,6 +86,7 @@ class Tally:
     map_alone_right: int = 0
     locations: int = 0
     knights_right: int = 0
+    silent: int = 0  # locations read wrong and not flagged unsure: what a player would not be asked about
     occluded: int = 0
     occluded_flagged: int = 0
     errors: list[str] = field(default_factory=list)
@@ -97,6 +99,7 @@ class Tally:
         self.map_alone_right += other.map_alone_right
         self.locations += other.locations
         self.knights_right += other.knights_right
+        self.silent += other.silent
         self.occluded += other.occluded
         self.occluded_flagged += other.occluded_flagged
         self.errors += other.errors
@@ -153,9 +156,13 @@ def score(  # noqa: PLR0917
         want = truth.knights.get(loc, {})
         if raw is not None and seen == want and loc not in raw.unsure:
             tally.knights_right += 1
-        elif len(tally.errors) < 12:
-            why = "unsure" if raw is not None and loc in raw.unsure else f"read {seen}"
-            tally.errors.append(f"{label}: {loc} {why}, truth {want}")
+        else:
+            flagged = raw is not None and loc in raw.unsure
+            # a location the reading has on its map, with a count nobody is asked to confirm
+            tally.silent += raw is not None and not flagged and loc in raw.tiles.values()
+            if len(tally.errors) < 12:
+                why = "unsure" if flagged else f"read {seen}"
+                tally.errors.append(f"{label}: {loc} {why}, truth {want}")
 
 
 @dataclass
@@ -251,7 +258,7 @@ def row(name: str, t: Tally) -> str:
     map50 = statistics.median(t.map_ms) if t.map_ms else float("nan")
     return (f"{name:<28} {t.frames:>6} {p50:>8.1f} {p95:>8.1f} {map50:>8.1f} "
             f"{pct(t.map_alone_right, t.frames):>9} {pct(t.map_right, t.frames):>9} "
-            f"{pct(t.knights_right, t.locations):>9} {t.locations:>6} "
+            f"{pct(t.knights_right, t.locations):>9} {t.silent:>6} {t.locations:>6} "
             f"{t.occluded_flagged:>4}/{t.occluded:<4}")
 
 
@@ -310,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     header = (f"{'difficulty / size / decoder':<28} {'frames':>6} {'p50 ms':>8} {'p95 ms':>8} {'map p50':>8} "
               f"{'map alone':>9} {'map ok':>9} "
-              f"{'knights':>9} {'locs':>6} {'hand flagged'}")
+              f"{'knights':>9} {'silent':>6} {'locs':>6} {'hand flagged'}")
     print(header)
     print("-" * len(header))
     errors: list[str] = []

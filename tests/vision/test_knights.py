@@ -18,12 +18,14 @@ from engine.hexgrid import Hex
 from vision.calibration import default_calibration, sticker_white
 from vision.knights import (
     SAME_DIE_MM,
+    TOO_CLOSE_MM,
     assign_to_locations,
     find_dice,
     occluder_mask,
     read_knights,
     seen_twice,
     signed_distances,
+    too_close,
 )
 from vision.synth import Difficulty, GroundTruth, SceneSpec, TrueDie, random_spec, render_scene
 
@@ -157,9 +159,13 @@ def test_touching_dice_in_a_castle_are_summed_per_colour() -> None:
 
 
 @pytest.mark.parametrize("tilt", [0.0, 30.0])
-def test_a_die_read_again_over_its_side_face_counts_once_but_a_doubtful_neighbour_stays(tilt: float) -> None:
-    """The finder's second, unsure box half a die below a sure one is that die again (`SAME_DIE_MM`); an
-    unsure die a side or more from the others is a die of its own, and its location stays unsure."""
+@pytest.mark.parametrize("second_sure", [False, True])
+def test_a_die_read_again_over_its_side_face_counts_once_but_a_doubtful_neighbour_stays(
+    tilt: float, second_sure: bool
+) -> None:
+    """The finder's second, unsure box half a die below a sure one is that die again (`SAME_DIE_MM`); when
+    the reader is sure of both, they cannot both be dice, and the location asks (`TOO_CLOSE_MM`). An unsure
+    die a side or more from the others is a die of its own, and its location stays unsure."""
     knights = {"K1": {RED: 17, BLUE: 3}, "T01": {BLUE: 4}}
     spec = SceneSpec({Hex(0, 0): "T01", Hex(1, 0): "K1"}, knights, layout_seed=3, tilt_deg=tilt)
     image, truth = render_scene(spec, 5)
@@ -176,7 +182,7 @@ def test_a_die_read_again_over_its_side_face_counts_once_but_a_doubtful_neighbou
         ]
         x0, y0, x1, y1 = t01.box
         down = round(0.6 * float(np.linalg.norm(t01.top_face[1] - t01.top_face[0])))  # 0.6 of a side
-        return [*dice, TrueDie((x0, y0 + down, x1, y1 + down), 2, 0.6, unsure=True)]
+        return [*dice, TrueDie((x0, y0 + down, x1, y1 + down), 2, 0.6, unsure=not second_sure)]
 
     reading = read_knights(
         image,
@@ -187,8 +193,12 @@ def test_a_die_read_again_over_its_side_face_counts_once_but_a_doubtful_neighbou
         dice_reader=reader,
     )
     assert reading.knights["T01"] == {BLUE: 4}
-    assert [d.value for d in reading.dice if d.location == "T01"] == [4]
-    assert "T01" not in reading.unsure
+    if second_sure:
+        assert [(d.value, d.unsure) for d in reading.dice if d.location == "T01"] == [(4, False), (2, True)]
+        assert "T01" in reading.unsure
+    else:
+        assert [d.value for d in reading.dice if d.location == "T01"] == [4]
+        assert "T01" not in reading.unsure
     assert "K1" in reading.unsure  # the castle's doubtful die is kept, not taken for its neighbour
     assert len([d for d in reading.dice if d.location == "K1"]) == 4
 
@@ -203,6 +213,18 @@ def test_only_an_unsure_die_close_to_a_sure_one_is_taken_for_it() -> None:
     assert seen_twice([doubt, doubt, doubt, doubt], at) == set()
     assert seen_twice([doubt, sure, doubt, sure], at) == {0}
     assert seen_twice([], np.zeros((0, 2))) == set()
+
+
+def test_two_sure_dice_too_close_to_both_be_dice_leave_the_weaker_in_doubt() -> None:
+    """`too_close`: of two sure dice within `TOO_CLOSE_MM`, the one of lower confidence; unsure dice and those
+    already left out are not compared."""
+    strong, weak = TrueDie((0, 0, 1, 1), 6, 0.9), TrueDie((0, 0, 1, 1), 5, 0.8)
+    doubt = TrueDie((0, 0, 1, 1), 3, 0.95, unsure=True)
+    at = np.array([[0.0, 0.0], [TOO_CLOSE_MM - 0.01, 0.0], [0.0, TOO_CLOSE_MM + 0.01]])
+    assert too_close([strong, weak, strong], at) == {1}
+    assert too_close([weak, strong, weak], at) == {0}
+    assert too_close([doubt, weak, weak], at) == set()
+    assert too_close([strong, weak, strong], at, left_out={1}) == set()
 
 
 def test_unknown_colour_makes_the_location_unsure_not_wrong() -> None:
