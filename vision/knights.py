@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-import itertools
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -334,7 +333,7 @@ def read_knights(
             table_points = centres_on_table(centres, image_to_table, size, die_height_mm)
         where = assign_to_locations(centres, locs, image_to_table, edge_tolerance, table_points)
         twice = seen_twice(found, table_points) if table_points is not None else set()
-        doubted = too_close(found, table_points, twice) if table_points is not None else set()
+        doubted = too_close(found, table_points) if table_points is not None else set()
         kept = [
             (die, centre, place, (int(die.box[0]), int(die.box[1]), int(die.box[2]), int(die.box[3])), k)
             for k, (die, centre, place) in enumerate(zip(found, centres, where, strict=True))
@@ -414,17 +413,20 @@ def seen_twice(found: Sequence[DieLike], table_points: npt.NDArray[np.float64]) 
 TOO_CLOSE_MM = 0.7 * DIE_MM
 
 
-def too_close(
-    found: Sequence[DieLike], table_points: npt.NDArray[np.float64], left_out: Collection[int] = ()
-) -> set[int]:
+def too_close(found: Sequence[DieLike], table_points: npt.NDArray[np.float64]) -> set[int]:
     """Indices into `found` of dice the reader is sure of whose centre on the dice's mid-height plane
     (`table_points`, mm) lies within `TOO_CLOSE_MM` of another sure die's of higher confidence (of two
-    alike, the later): the two cannot both be dice. `left_out`: dice not to compare with (`seen_twice`)."""
-    sure = [k for k, d in enumerate(found) if not d.unsure and k not in left_out]
+    alike, the later): the two cannot both be dice."""
+    sure = np.flatnonzero([not d.unsure for d in found])
+    if len(sure) < 2:
+        return set()
+    points = table_points[sure]
+    # all pairs at once: a castle-filled table has a few hundred, and a loop over them cost a millisecond
+    near = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2) < TOO_CLOSE_MM
     doubted: set[int] = set()
-    for a, b in itertools.combinations(sure, 2):
-        if float(np.linalg.norm(table_points[a] - table_points[b])) < TOO_CLOSE_MM:
-            doubted.add(b if float(found[a].confidence) >= float(found[b].confidence) else a)
+    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        a, b = int(sure[i]), int(sure[j])
+        doubted.add(b if float(found[a].confidence) >= float(found[b].confidence) else a)
     return doubted
 
 

@@ -216,15 +216,14 @@ def test_only_an_unsure_die_close_to_a_sure_one_is_taken_for_it() -> None:
 
 
 def test_two_sure_dice_too_close_to_both_be_dice_leave_the_weaker_in_doubt() -> None:
-    """`too_close`: of two sure dice within `TOO_CLOSE_MM`, the one of lower confidence; unsure dice and those
-    already left out are not compared."""
+    """`too_close`: of two sure dice within `TOO_CLOSE_MM`, the one of lower confidence; unsure dice are not
+    compared."""
     strong, weak = TrueDie((0, 0, 1, 1), 6, 0.9), TrueDie((0, 0, 1, 1), 5, 0.8)
     doubt = TrueDie((0, 0, 1, 1), 3, 0.95, unsure=True)
     at = np.array([[0.0, 0.0], [TOO_CLOSE_MM - 0.01, 0.0], [0.0, TOO_CLOSE_MM + 0.01]])
     assert too_close([strong, weak, strong], at) == {1}
     assert too_close([weak, strong, weak], at) == {0}
     assert too_close([doubt, weak, weak], at) == set()
-    assert too_close([strong, weak, strong], at, left_out={1}) == set()
 
 
 def test_unknown_colour_makes_the_location_unsure_not_wrong() -> None:
