@@ -6,14 +6,16 @@ still found). Each die is then assigned to the location whose polygon contains i
 the centre of its box (the whole die's) in the image lies about half a die's height above the table, so it is
 mapped through the homography of the plane at that height (`plane_at_height`), which puts it over the die's
 footprint even when the camera is tilted 35 degrees. On that plane, a die the reader is unsure of within three
-quarters of a side of a die it is sure of is that die read twice (`seen_twice`), and left out. A die whose
-centre lies in the gap between two tiles goes to the nearer one within `edge_tolerance` of the tile size, and
-a die farther out (the supply next to the board, a die in someone's hand) belongs to no location. Its player
-is its top face's body colour classified by the `ColourCalibration` after white balance from the stickers'
-white; its knights are its pips.
+quarters of a side of a die it is sure of is that die read twice (`seen_twice`), and left out; of two sure
+dice closer than two cubes can be, the weaker is doubted (`too_close`). A die whose centre lies in the gap
+between two tiles goes to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the
+supply next to the board, a die in someone's hand) belongs to no location. Its player is its top face's body
+colour classified by the `ColourCalibration` after white balance from the stickers' white; its knights are its
+pips.
 
-A location is *unsure* when a die on it has a colour no calibration accepts or pips the reader is unsure of;
-*occluded* when the occluder mask (a hand, an arm) covers more than `max_occluded` of its polygon.
+A location is *unsure* when a die on it has a colour no calibration accepts, pips the reader is unsure of, or
+a sure neighbour too close to it; *occluded* when the occluder mask (a hand, an arm) covers more than
+`max_occluded` of its polygon.
 """
 
 from __future__ import annotations
