@@ -25,6 +25,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from kivy.uix.textinput import TextInput
 
+from companion.fonts import register_default_font
 from companion.i18n import Translator
 from companion.presenters.base import NAV, NAV_TITLES, RGB
 from companion.presenters.battle import BattlePresenter
@@ -837,6 +838,7 @@ class SeneschalApp(App):  # type: ignore[misc]
     # --------------------------------------------------------------------------------------- building
 
     def build(self) -> Root:
+        register_default_font()  # before any label is drawn: the default font has every glyph we show
         for path in sorted(KV_DIR.glob("*.kv")):
             Builder.unload_file(str(path))
             Builder.load_file(str(path))

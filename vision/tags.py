@@ -21,13 +21,16 @@ import math
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.catalogue import ARTEFACT_ID, CASTLE_ID, LAKE_ID, TERRITORY_ID
 from vision.errors import TagRejection, UnknownTagError
+
+if TYPE_CHECKING:
+    from PIL import ImageFont
 
 NAMESPACE: Final = "MM"
 VERSION: Final = 1
@@ -195,7 +198,7 @@ def qr_modules(text: str) -> npt.NDArray[np.bool_]:
 def sticker_image(text: str, label: str, px_per_module: int) -> U8Image:
     """The printed sticker (white paper, code, label strip under it) as a BGR image, `px_per_module` pixels
     per module. The sheet prints exactly this image, and the synthetic renderer pastes exactly this image."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
     if px_per_module < 1:
         raise ValueError(f"px_per_module must be >= 1, got {px_per_module!r}")
@@ -214,24 +217,27 @@ def sticker_image(text: str, label: str, px_per_module: int) -> U8Image:
         pil = Image.fromarray(canvas)
         draw = ImageDraw.Draw(pil)
         size = max(6, int(strip_h * 0.62))
-        font: ImageFont.ImageFont | ImageFont.FreeTypeFont
-        try:
-            font = ImageFont.load_default(size=size)
-        except (OSError, TypeError):  # pragma: no cover - Pillow without FreeType
-            font = ImageFont.load_default()
+        font = _label_font(size)
         text_w = draw.textlength(label, font=font)
         while text_w > width * 0.94 and size > 6:
             size -= 1
-            try:
-                font = ImageFont.load_default(size=size)
-            except (OSError, TypeError):  # pragma: no cover
-                break
+            font = _label_font(size)
             text_w = draw.textlength(label, font=font)
         draw.text((width / 2, strip_top + strip_h * 0.42), label, fill=40, font=font, anchor="mm")
         canvas = np.asarray(pil).copy()
     bgr = np.repeat(canvas[:, :, None], 3, axis=2)
     bgr.setflags(write=False)
     return bgr
+
+
+@functools.lru_cache(maxsize=64)
+def _label_font(size: int) -> ImageFont.FreeTypeFont:
+    """The labels' face: the app's DejaVu Sans (`vision.fonts`), which has every accent of the tile names."""
+    from PIL import ImageFont
+
+    from vision.fonts import REGULAR
+
+    return ImageFont.truetype(str(REGULAR), size)
 
 
 def sticker_label(name: str, value: int | None) -> str:
