@@ -253,7 +253,7 @@ def test_zbar_s_sharpened_second_look_enlarges_as_far_as_it_goes() -> None:
     them fully (`bench/vision.py --seed 200000` lost seed 200004's whole medium 1080p table so)."""
     image, truth = render_scene(random_spec(Difficulty.MEDIUM, 9), 9)
     blurred = cv2.GaussianBlur(image, (0, 0), 1.2)
-    assert not mapreader.decode_tags(blurred, Backend.PYZBAR, sharpen=True).tags
+    assert len(mapreader.decode_tags(blurred, Backend.PYZBAR, sharpen=True).tags) <= 1  # the rest need it
     reading = read_map(blurred, backend=Backend.PYZBAR)
     assert reading.status is MapStatus.OK, reading.problems
     assert len(reading.tiles) >= 5 and consistent_layout(reading.tiles, truth.tiles)
