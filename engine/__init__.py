@@ -18,8 +18,9 @@ from engine.playout import random_playout
 from engine.reading import TableReading
 from engine.reconcile import reconcile
 from engine.rules import apply, check, legal_actions, redistributions
-from engine.setup import GameConfig, PlayerConfig, Variant, new_game, position
+from engine.setup import GameConfig, PlayerConfig, new_game, position
 from engine.state import Battle, DiceSource, GameState, Knowledge, Need, Pending, TurnStep
+from engine.variants import Variant
 from engine.verdict import Reason, Verdict
 
 __all__ = [

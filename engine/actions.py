@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from engine import codec
 from engine.colours import Colour
 from engine.errors import ActionFormatError
-from engine.records import fast_init
+from engine.speed import fast_init
 from engine.state import DiceSource
 
 ACTION_TYPES: dict[str, type[Action]] = {}
@@ -214,4 +214,4 @@ class ProsperityChoice(Action):
 
 
 for _action_class in ACTION_TYPES.values():
-    fast_init(_action_class)  # `legal_actions` builds dozens: a cheaper __init__, same record (records.py)
+    fast_init(_action_class)  # `legal_actions` builds dozens (engine/speed.py)

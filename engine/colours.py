@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from enum import Enum
 
+from engine.speed import identity_hash
 
+
+@identity_hash
 class Colour(Enum):
     RED = "red"
     BLUE = "blue"
@@ -16,8 +19,3 @@ class Colour(Enum):
     def __repr__(self) -> str:
         return f"Colour.{self.name}"
 
-
-# Appended for speed (engine owners): `Enum.__hash__` hashes the member's name in Python code, and colours
-# are the commonest dict keys on the rules' hot path. Members are singletons compared by identity, so the
-# identity hash is equivalent (equal members, equal hashes) and runs in C. Set before any dict uses it.
-Colour.__hash__ = object.__hash__  # type: ignore[method-assign]

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from engine import codec
 from engine.colours import Colour
 from engine.errors import ActionFormatError
-from engine.records import fast_init
+from engine.speed import fast_init
 from engine.state import DiceSource
 
 EVENT_TYPES: dict[str, type[Event]] = {}
@@ -303,4 +303,4 @@ class GameWon(Event):
 
 
 for _event_class in EVENT_TYPES.values():
-    fast_init(_event_class)  # several events per action: a cheaper __init__, same record (engine/records.py)
+    fast_init(_event_class)  # several events per action (engine/speed.py)

@@ -14,7 +14,9 @@ from engine.actions import Action
 from engine.errors import EngineError
 from engine.events import Event
 from engine.rules import apply
-from engine.state import GameState
+from engine.state import STATE_VERSION, GameState
+
+SAVE_FORMAT = "seneschal-game"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +82,11 @@ class History:
         return tuple(e.action for e in self._entries)
 
     def to_json(self) -> dict[str, Any]:
-        from engine.save import save_document
-
-        return save_document(self)
-
-    @staticmethod
-    def from_json(obj: Any) -> History:
-        from engine.save import load_document
-
-        history: History = load_document(obj)
-        return history
+        """The save document: format, version, the initial state and the actions of the current line of play
+        (`engine.save.load_document` replays it)."""
+        return {
+            "format": SAVE_FORMAT,
+            "version": STATE_VERSION,
+            "initial": self.initial.to_json(),
+            "actions": [a.to_json() for a in self.actions()],
+        }

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from engine import actions as A
 from engine.colours import Colour
 from engine.events import Event
-from engine.rules import advance_options, apply_unchecked, free_actions_without_advances, legal_actions
-from engine.setup import GameConfig, PlayerConfig, Variant, new_game
+from engine.rules import MOVES, apply_unchecked, legal_actions
+from engine.setup import GameConfig, PlayerConfig, new_game
 from engine.state import GameState, Knowledge
+from engine.turn import advance_options
+from engine.variants import Variant
 
 COLOURS = (Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN, Colour.WHITE, Colour.BLACK)
 
@@ -62,11 +64,21 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
         strong = [(t, k) for t, counts in options_by_target for k in counts if k * 2 >= best]
         target, knights = rng.choice(strong)
         return A.Advance(state.current, target, knights)
-    options = free_actions_without_advances(state)
+    options = _turn_actions_but_advances(state)
     others = [a for a in options if not isinstance(a, A.EndTurn)]
     if others and rng.random() < 0.5:
         return rng.choice(others)
     return A.EndTurn(state.current)
+
+
+def _turn_actions_but_advances(state: GameState) -> list[A.Action]:
+    """What the player whose turn it is may do now, but advance (the policy weighs advances itself)."""
+    step = state.step
+    out: list[A.Action] = []
+    for move in MOVES:
+        if step in move.on_turn and move.action is not A.Advance:
+            out.extend(move.options(state, None))
+    return out
 
 
 def random_playout(

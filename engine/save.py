@@ -14,49 +14,36 @@ from pathlib import Path
 from typing import Any
 
 from engine import codec
+from engine.actions import Action
 from engine.colours import Colour
-from engine.errors import ActionFormatError, CatalogueError, EngineError, MapError, SaveError
-from engine.state import ArtefactHolding, Battle, GameState, Knowledge, Pending, PlayerState
+from engine.errors import (
+    ActionFormatError,
+    CatalogueError,
+    EngineError,
+    IllegalActionError,
+    MapError,
+    SaveError,
+)
+from engine.history import SAVE_FORMAT, History
+from engine.setup import GameConfig, game_data, validate_state
+from engine.state import STATE_VERSION, Battle, GameState, Knowledge, Pending, PlayerState
+from engine.supply import refresh_control
+from engine.work import Work
 
-FORMAT = "seneschal-game"
-VERSION = 1
+FORMAT = SAVE_FORMAT
+VERSION = STATE_VERSION  # a saved game and the states in it share one version number
 
 
 # --- a state on its own (scenarios, snapshots) -------------------------------------------------------------
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
-    return {
-        "format": "seneschal-state",
-        "version": VERSION,
-        "config": state.config.to_json(),
-        "order": codec.encode(state.order),
-        "players": {c.value: _player_json(p) for c, p in state.players.items()},
-        "occupants": {t: [c.value, n] for t, (c, n) in sorted(state.occupants.items())},
-        "turn": state.turn,
-        "current": state.current.value,
-        "manoeuvres": state.manoeuvres,
-        "crown_used": state.crown_used,
-        "in_advance": state.in_advance,
-        "battle": codec.encode(state.battle),
-        "pending": codec.encode(state.pending),
-        "winner": codec.encode(state.winner),
-        "knowledge": state.knowledge.value,
-    }
-
-
-def _player_json(p: PlayerState) -> dict[str, Any]:
-    out: dict[str, Any] = codec.encode(p)
-    if out.get("conflict_bound") is None:
-        del out["conflict_bound"]  # R46's field is new: states without a declaration keep their old form
-    return out
+    """A state as a `seneschal-state` document (the same as `state.to_json()`)."""
+    return state.to_json()
 
 
 def state_from_json(obj: Any) -> GameState:
     """Rebuild a state (supply is recomputed); raises SaveError quoting what is wrong."""
-    from engine.flow import Work, refresh_control
-    from engine.setup import GameConfig, game_data
-
     if not isinstance(obj, dict):
         raise SaveError(f"a game state is a JSON object, got {type(obj).__name__}")
     _check_version(obj, "seneschal-state")
@@ -102,55 +89,12 @@ def state_from_json(obj: Any) -> GameState:
     return w.freeze()
 
 
-def validate_state(state: GameState) -> list[str]:
-    """Problems with a hand-made state: unknown places, bad counts, players not in the game."""
-    problems: list[str] = []
-    data = state.data
-    if set(state.players) != set(state.order):
-        problems.append("players and seating order name different colours")
-    for t, (c, n) in state.occupants.items():
-        if t not in data.territories:
-            problems.append(f"knights on {t!r}, which is not a territory on this map")
-        elif n <= 0:
-            problems.append(f"{t}: knight count must be positive, got {n}")
-        elif n > data.capacity[t]:
-            problems.append(f"{t}: {n} knights is over its capacity of {data.capacity[t]}")
-        if c not in state.players:
-            problems.append(f"{t}: {c.value} is not playing")
-    for c, p in state.players.items():
-        if p.castle < 0 or p.hand_size < 0 or p.deck_size < 0:
-            problems.append(f"{c.value}: counts cannot be negative")
-        if p.conflict_bound is not None and not 0 <= p.conflict_bound < max(1, p.hand_size):
-            problems.append(f"{c.value}: conflict_bound {p.conflict_bound} must be 0..hand size - 1 (R46)")
-        if state.dice_in_use(c) > data.dice_per_player:
-            problems.append(
-                f"{c.value}: knights need {state.dice_in_use(c)} dice, more than {data.dice_per_player}"
-            )
-        for a in p.artefacts:
-            if a.id not in data.artefacts:
-                problems.append(f"{c.value}: unknown artefact {a.id!r}")
-        for card in (*p.hand, *p.deck, *(x for x, _ in p.discard)):
-            if card not in data.cards:
-                problems.append(f"{c.value}: unknown card {card!r}")
-    if state.current not in state.players:
-        problems.append(f"current player {state.current.value} is not playing")
-    return problems
-
-
-_ = ArtefactHolding  # re-exported type used inside PlayerState documents
-
-
 # --- whole games -------------------------------------------------------------------------------------------
 
 
-def save_document(history: Any) -> dict[str, Any]:
+def save_document(history: History) -> dict[str, Any]:
     """The save document of a History: config, initial state, the actions of the current line of play."""
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "initial": state_to_json(history.initial),
-        "actions": [a.to_json() for a in history.actions()],
-    }
+    return history.to_json()
 
 
 def _check_version(obj: Mapping[str, Any], fmt: str) -> None:
@@ -169,12 +113,8 @@ def _check_version(obj: Mapping[str, Any], fmt: str) -> None:
         raise SaveError(f"'version' must be at least 1, got {version}")
 
 
-def load_document(obj: Any) -> Any:
+def load_document(obj: Any) -> History:
     """Rebuild a History by replaying the saved actions through the referee."""
-    from engine.actions import Action
-    from engine.errors import IllegalActionError
-    from engine.history import History
-
     if not isinstance(obj, dict):
         raise SaveError(f"a saved game is a JSON object, got {type(obj).__name__}")
     _check_version(obj, FORMAT)
@@ -197,11 +137,11 @@ def load_document(obj: Any) -> Any:
     return history
 
 
-def dumps(history: Any) -> str:
+def dumps(history: History) -> str:
     return json.dumps(save_document(history), indent=1, sort_keys=False)
 
 
-def loads(text: str | bytes) -> Any:
+def loads(text: str | bytes) -> History:
     """Parse a saved game's text; truncated or non-JSON text raises SaveError saying where it broke."""
     try:
         obj = json.loads(text)
@@ -217,11 +157,11 @@ def loads(text: str | bytes) -> Any:
     return load_document(obj)
 
 
-def save(history: Any, path: str | Path) -> None:
+def save(history: History, path: str | Path) -> None:
     Path(path).write_text(dumps(history), encoding="utf-8")
 
 
-def load(path: str | Path) -> Any:
+def load(path: str | Path) -> History:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:

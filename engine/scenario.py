@@ -35,10 +35,12 @@ from engine.hexgrid import Hex
 from engine.maps import Board, parse_tiles
 from engine.reading import TableReading
 from engine.reconcile import Reconciliation, reconcile
+from engine.rulebook import Rule
 from engine.rules import apply, check
 from engine.save import state_from_json, state_to_json
-from engine.setup import GameConfig, PlayerConfig, Variant, new_game
+from engine.setup import GameConfig, PlayerConfig, new_game
 from engine.state import ArtefactHolding, GameState, Knowledge, PlayerState, TurnStep
+from engine.variants import Variant
 from engine.verdict import ACCEPTED, Reason, Verdict, refuse
 
 FORMAT = "seneschal-scenario"
@@ -158,7 +160,7 @@ def run(scenario: Scenario) -> Iterator[StepResult]:
                 collected.extend(produced)
             events = tuple(collected)
             disagree = "The camera and the game disagree: " + "; ".join(rec.sentences())
-            verdict = refuse(Reason.NOT_APPLICABLE, disagree, "R83") if rec.discrepancies else ACCEPTED
+            verdict = refuse(Reason.NOT_APPLICABLE, disagree, Rule.R83) if rec.discrepancies else ACCEPTED
             failures = tuple(step.expect.failures(None, events, rec)) if step.expect is not None else ()
             if rec.actions or rec.matches:
                 recent = events

@@ -10,43 +10,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import codec
+from engine.cards import draw
 from engine.catalogue import ArtefactType, CardKind, Catalogue, load_default_catalogue
 from engine.colours import Colour
 from engine.errors import MapError, SetupError
-from engine.flow import Work, draw, start_turn
 from engine.gamedata import GameData
 from engine.state import ArtefactHolding, GameState, Knowledge, PlayerState
+from engine.supply import refresh_control
+from engine.turn import settle, start_turn
+from engine.variants import Variant
+from engine.work import Work
 
 STARTING_KNIGHTS = 6  # setting up step 6
 MAYHEM_EXTRA = 6  # mayhem (p.14)
 OPENING_HAND = 5  # setting up step 7
-
-
-@dataclass(frozen=True, slots=True)
-class Variant:
-    """The optional rules (p.14). `allegiance` lists the teams (each a tuple of colours); empty = no teams."""
-
-    allegiance: tuple[tuple[Colour, ...], ...] = ()
-    castle_siege: bool = False
-    cut_throat: bool = False
-    skirmish: bool = False
-    mayhem: bool = False
-
-    @property
-    def target(self) -> int:
-        """Victory points a player needs (p.13; skirmish 11)."""
-        return 11 if self.skirmish else 13
-
-    @staticmethod
-    def team_target(team_size: int) -> int:
-        """Allegiance: a team of two needs 20 points, a team of three 30 (p.14, R30)."""
-        return 20 if team_size == 2 else 30
-
-    def team_of(self, colour: Colour) -> tuple[Colour, ...]:
-        for team in self.allegiance:
-            if colour in team:
-                return team
-        return (colour,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +38,7 @@ class GameConfig:
     """Everything needed to set up a game. `players` are in clockwise seating order."""
 
     players: tuple[PlayerConfig, ...]
-    variant: Variant = Variant()
+    variant: Variant = field(default_factory=Variant)
     knowledge: Knowledge = Knowledge.FULL
     seed: int = 0
     board: Any = field(default=None, compare=False)  # engine.maps.Board; None: the default map from the seed
@@ -325,12 +302,45 @@ def new_game(config: GameConfig) -> GameState:
                 w.set_player(c, hand_size=OPENING_HAND, deck_size=p.deck_size - OPENING_HAND)
     w.staged = []
     w.control_dirty = set(state.order)
-    from engine.flow import settle
-
     start_turn(w, first)
     settle(w)
     w.events = []
     return w.freeze()
+
+
+def validate_state(state: GameState) -> list[str]:
+    """Problems with a hand-made state: unknown places, bad counts, players not in the game."""
+    problems: list[str] = []
+    data = state.data
+    if set(state.players) != set(state.order):
+        problems.append("players and seating order name different colours")
+    for t, (c, n) in state.occupants.items():
+        if t not in data.territories:
+            problems.append(f"knights on {t!r}, which is not a territory on this map")
+        elif n <= 0:
+            problems.append(f"{t}: knight count must be positive, got {n}")
+        elif n > data.capacity[t]:
+            problems.append(f"{t}: {n} knights is over its capacity of {data.capacity[t]}")
+        if c not in state.players:
+            problems.append(f"{t}: {c.value} is not playing")
+    for c, p in state.players.items():
+        if p.castle < 0 or p.hand_size < 0 or p.deck_size < 0:
+            problems.append(f"{c.value}: counts cannot be negative")
+        if p.conflict_bound is not None and not 0 <= p.conflict_bound < max(1, p.hand_size):
+            problems.append(f"{c.value}: conflict_bound {p.conflict_bound} must be 0..hand size - 1 (R46)")
+        if state.dice_in_use(c) > data.dice_per_player:
+            problems.append(
+                f"{c.value}: knights need {state.dice_in_use(c)} dice, more than {data.dice_per_player}"
+            )
+        for a in p.artefacts:
+            if a.id not in data.artefacts:
+                problems.append(f"{c.value}: unknown artefact {a.id!r}")
+        for card in (*p.hand, *p.deck, *(x for x, _ in p.discard)):
+            if card not in data.cards:
+                problems.append(f"{c.value}: unknown card {card!r}")
+    if state.current not in state.players:
+        problems.append(f"current player {state.current.value} is not playing")
+    return problems
 
 
 def position(
@@ -351,9 +361,6 @@ def position(
     cards not in their hand or discard pile, in deck-list order. Raises SetupError when the position is
     impossible."""
     from dataclasses import replace
-
-    from engine.flow import Work, refresh_control
-    from engine.save import validate_state
 
     base = new_game(config)
     players = dict(base.players)
@@ -409,3 +416,6 @@ def position(
     refresh_control(w)
     w.events = []
     return w.freeze()
+
+
+__all__ = ["GameConfig", "PlayerConfig", "Variant", "game_data", "new_game", "position", "validate_state"]

@@ -9,30 +9,30 @@ player's knights by construction.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
+from engine import codec
 from engine.colours import Colour
 from engine.gamedata import GameData
-from engine.records import fast_init
+from engine.speed import fast_init, identity_hash
+
+STATE_VERSION = 1  # the `seneschal-state` document's version
 
 
+@identity_hash
 class Knowledge(Enum):
     """FULL: the engine holds every card (simulation, tests). TABLE: real cards, hands and decks unknown."""
-
-    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     FULL = "full"
     TABLE = "table"
 
 
+@identity_hash
 class TurnStep(Enum):
     """Where the current turn is (Taking a Turn, p.8). Steps 1 and 9 happen automatically at turn change."""
-
-    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     PREPARE = "prepare"  # steps 2-3 (and 7-8 while a redistribution/advance is still available)
     ADVANCE = "advance"  # step 5: knights were redistributed; advance or decline
@@ -41,10 +41,9 @@ class TurnStep(Enum):
     GAME_OVER = "game_over"
 
 
+@identity_hash
 class DiceSource(Enum):
     """Where a die result came from, recorded with the roll (chance is an input: the engine never rolls)."""
-
-    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     DEVICE = "device"
     SCREEN = "screen"
@@ -53,10 +52,9 @@ class DiceSource(Enum):
     SIMULATION = "simulation"
 
 
+@identity_hash
 class Need(Enum):
     """What the engine is waiting for (the head of `GameState.pending`)."""
-
-    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     FRACTURE = "fracture"  # a fracture window: `players` still to decide, `targets` artefacts, `tag` context
     DICE = "dice"  # `actor` rolls `n` dice for `tag` (arena, ambush, mayhem)
@@ -95,10 +93,9 @@ class Pending:
         return (self.actor,) if self.actor is not None else ()
 
 
+@identity_hash
 class BattleStage(Enum):
     """The next thing the battle does once nothing is pending (Order of Battle, p.12)."""
-
-    __hash__ = object.__hash__  # identity hash, as fast as C: see engine/colours.py
 
     ARENA = "arena"  # step 1: resolve the arena dice
     DRAW = "draw"  # step 2
@@ -272,14 +269,7 @@ class GameState:
 
     def dice_in_use(self, colour: Colour) -> int:
         """Dice on the map: each location holds its knights on ceil(knights / 6) dice (R22)."""
-        n = math.ceil(self.players[colour].castle / 6)
-        for c, k in self.occupants.values():
-            if c is colour:
-                n += math.ceil(k / 6)
-        b = self.battle
-        if b is not None and b.attacker is colour:
-            n += math.ceil(b.attacker_knights / 6)
-        return n
+        return dice_in_use(self, colour)
 
     def knights_on_map(self, colour: Colour) -> int:
         n = self.players[colour].castle
@@ -307,15 +297,30 @@ class GameState:
         return combat_scores(self, b)
 
     def to_json(self) -> dict[str, Any]:
-        from engine.save import state_to_json
-
-        return state_to_json(self)
-
-    @staticmethod
-    def from_json(obj: Any) -> GameState:
-        from engine.save import state_from_json
-
-        return state_from_json(obj)
+        """The state as a `seneschal-state` document (`engine.save.state_from_json` reads it back)."""
+        players = {}
+        for c, p in self.players.items():
+            doc = codec.encode(p)
+            if doc.get("conflict_bound") is None:
+                del doc["conflict_bound"]  # R46's field is newer: players without one keep the old form
+            players[c.value] = doc
+        return {
+            "format": "seneschal-state",
+            "version": STATE_VERSION,
+            "config": self.config.to_json(),
+            "order": codec.encode(self.order),
+            "players": players,
+            "occupants": {t: [c.value, n] for t, (c, n) in sorted(self.occupants.items())},
+            "turn": self.turn,
+            "current": self.current.value,
+            "manoeuvres": self.manoeuvres,
+            "crown_used": self.crown_used,
+            "in_advance": self.in_advance,
+            "battle": codec.encode(self.battle),
+            "pending": codec.encode(self.pending),
+            "winner": codec.encode(self.winner),
+            "knowledge": self.knowledge.value,
+        }
 
 
 class KnightsView(Protocol):
@@ -326,6 +331,26 @@ class KnightsView(Protocol):
 
     @property
     def occupants(self) -> Mapping[str, tuple[Colour, int]]: ...
+
+    @property
+    def battle(self) -> Battle | None: ...
+
+
+def dice_for(knights: int) -> int:
+    """Knights on one place stand on as few dice as possible (p.9: one die where possible)."""
+    return -(-knights // 6)
+
+
+def dice_in_use(state: KnightsView, colour: Colour) -> int:
+    """A player's dice on the map: each place holds its knights on `dice_for` dice (R22)."""
+    n = dice_for(state.players[colour].castle)
+    for c, k in state.occupants.values():
+        if c is colour:
+            n += dice_for(k)
+    b = state.battle
+    if b is not None and b.attacker is colour:
+        n += dice_for(b.attacker_knights)
+    return n
 
 
 def defender_knights(state: KnightsView, b: Battle) -> int:
@@ -349,5 +374,5 @@ def combat_scores(state: KnightsView, b: Battle) -> tuple[int, int]:
     return a, d
 
 
-fast_init(Pending)  # built on the hot path of every battle: a cheaper __init__, same record (records.py)
+fast_init(Pending)  # built on the hot path of every battle (engine/speed.py)
 fast_init(ArtefactHolding)

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from engine.colours import Colour
+from engine.rulebook import Rule
+from engine.state import GameState
+
 
 class Reason(Enum):
     """Why an action was accepted or refused. Stable codes: the app and the CLI print them."""
@@ -52,12 +56,17 @@ class Reason(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """`ok` with Reason.OK, or a refusal: `sentence` says why in plain words, `citation` names the rule."""
+    """The referee's answer: `ok` or not, a `reason` code, one `sentence` saying why in plain words, and the
+    `rule` that decided it (its `citation` is printed)."""
 
     ok: bool
     reason: Reason
     sentence: str
-    citation: str
+    rule: Rule | None
+
+    @property
+    def citation(self) -> str:
+        return "" if self.rule is None else self.rule.citation
 
     def __str__(self) -> str:
         if self.ok:
@@ -70,15 +79,34 @@ class Verdict:
             "reason": self.reason.value,
             "sentence": self.sentence,
             "citation": self.citation,
+            "rule": None if self.rule is None else self.rule.code,
         }
 
     @classmethod
     def from_json(cls, obj: Any) -> Verdict:
-        return cls(bool(obj["ok"]), Reason(obj["reason"]), str(obj["sentence"]), str(obj["citation"]))
+        code = obj.get("rule")
+        if code is not None:
+            rule: Rule | None = Rule.from_code(str(code))
+        else:  # written before verdicts named their rule: the citation names it
+            rule = next((r for r in Rule if r.citation == obj.get("citation")), None)
+        return cls(bool(obj["ok"]), Reason(obj["reason"]), str(obj["sentence"]), rule)
 
 
-ACCEPTED = Verdict(True, Reason.OK, "Accepted.", "")
+ACCEPTED = Verdict(True, Reason.OK, "Accepted.", None)
 
 
-def refuse(reason: Reason, sentence: str, citation: str) -> Verdict:
-    return Verdict(False, reason, sentence, citation)
+def refuse(reason: Reason, sentence: str, rule: Rule) -> Verdict:
+    return Verdict(False, reason, sentence, rule)
+
+
+def who(colour: Colour) -> str:
+    """A player as the referee names them: their colour, capitalised."""
+    return colour.value.capitalize()
+
+
+def name_of(state: GameState, item: str) -> str:
+    """A tile, card or artefact id as the referee names it: `Loire Grasslands (T07)`."""
+    try:
+        return f"{state.data.catalogue.get(item).name} ({item})"
+    except KeyError:
+        return repr(item)

@@ -19,7 +19,7 @@ from engine.errors import IllegalActionError
 from engine.history import History
 from engine.playout import choose, random_config
 from engine.rules import apply, check, legal_actions, redistributions
-from engine.save import dumps, loads
+from engine.save import dumps, loads, state_from_json
 from engine.setup import Variant, new_game
 from engine.state import GameState, Knowledge
 
@@ -97,7 +97,7 @@ def check_invariants(before: GameState, events: tuple[ev.Event, ...], s: GameSta
 
 
 def _in_play(s: GameState, c: Colour) -> list[str]:
-    from engine.flow import in_play
+    from engine.cards import in_play
 
     return sorted(in_play(s, c))
 
@@ -164,7 +164,7 @@ def test_random_playouts_keep_every_invariant(game: tuple[int, Variant, Knowledg
         state = new
     loaded = loads(dumps(history))
     assert loaded.state == history.state
-    assert GameState.from_json(json.loads(json.dumps(state.to_json()))) == state
+    assert state_from_json(json.loads(json.dumps(state.to_json()))) == state
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

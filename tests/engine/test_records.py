@@ -13,11 +13,12 @@ from engine import actions as A
 from engine import events as E
 from engine.colours import Colour
 from engine.errors import IllegalActionError
-from engine.flow import Work, fast_replace
 from engine.playout import random_playout
-from engine.records import fast_init
 from engine.rules import apply, check
+from engine.speed import fast_init
+from engine.speed import replace_fields as fast_replace
 from engine.state import ArtefactHolding, Need, Pending
+from engine.work import Work
 
 CLASSES = [*A.ACTION_TYPES.values(), *E.EVENT_TYPES.values(), Pending, ArtefactHolding]
 

@@ -1,0 +1,572 @@
+"""Artefacts (Iconography pp.6-7, Fracture and Use Crowns p.8, Restore Artefacts p.13): who holds what, the
+fracture windows, destroying and restoring, the six crowns, and the sceptres and orbs a battle applies.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+from engine import actions as A
+from engine import events as ev
+from engine.cards import (
+    discard_card,
+    draw,
+    holds_resource,
+    may_hold,
+    possible_cards,
+    reshuffle_discard,
+    shuffle_seeded,
+    to_discard,
+)
+from engine.catalogue import Affected, ArtefactSpec, ArtefactTiming, ArtefactType, CardKind, Effect
+from engine.colours import Colour
+from engine.knights import gain_castle, lose_in_territory
+from engine.moves import OPEN_STEPS, Move
+from engine.rulebook import Rule
+from engine.state import ArtefactHolding, GameState, Knowledge, Need, Pending, defender_knights
+from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
+from engine.work import Work
+
+SIX = 6  # Greed, Resurgence: draw until six cards in hand
+
+def artefact_owner(w: Work | GameState, artefact: str) -> Colour | None:
+    for c, p in w.players.items():
+        for a in p.artefacts:
+            if a.id == artefact:
+                return c
+    return None
+
+
+def holding(
+    w: Work | GameState, colour: Colour, a_type: ArtefactType
+) -> tuple[ArtefactHolding, ArtefactSpec] | None:
+    for a in w.players[colour].artefacts:
+        spec = w.data.artefacts[a.id]
+        if spec.type is a_type:
+            return a, spec
+    return None
+
+
+def face_up(w: Work | GameState, artefact: str) -> bool:
+    owner = artefact_owner(w, artefact)
+    if owner is None:
+        return False
+    a = w.players[owner].artefact(artefact)
+    return a is not None and a.face_up
+
+
+def destroy(w: Work, artefact: str, by: Colour, cause: str) -> None:
+    owner = artefact_owner(w, artefact)
+    assert owner is not None
+    p = w.players[owner]
+    arts = tuple(ArtefactHolding(a.id, w.turn) if a.id == artefact else a for a in p.artefacts)
+    w.set_player(owner, artefacts=arts)
+    w.emit(ev.ArtefactDestroyed(owner, artefact, by, cause))
+
+
+def restore_artefacts(w: Work, colour: Colour) -> None:
+    """End of turn: restore artefacts destroyed on a previous turn, not those destroyed this turn (p.13)."""
+    p = w.players[colour]
+    arts: list[ArtefactHolding] = []
+    for a in p.artefacts:
+        if a.destroyed_on is not None and a.destroyed_on < w.turn:
+            arts.append(ArtefactHolding(a.id))
+            w.emit(ev.ArtefactRestored(colour, a.id))
+        else:
+            arts.append(a)
+    w.set_player(colour, artefacts=tuple(arts))
+
+
+def fracture_window(w: Work, start: Colour, targets: tuple[str, ...], tag: str, skip_start: bool) -> None:
+    order = w.clockwise_from(start)
+    if skip_start:
+        order = order[1:]
+    if targets:
+        w.stage(Pending(Need.FRACTURE, players=order, targets=targets, tag=tag))
+
+
+def can_fracture(w: Work | GameState, colour: Colour, targets: tuple[str, ...]) -> bool:
+    fracture = w.data.card_of_kind.get(CardKind.FRACTURE)
+    if fracture is None or not may_hold(w, colour, fracture):
+        return False
+    return any(artefact_owner(w, t) is not colour and face_up(w, t) for t in targets)
+
+
+def apply_crown(w: Work, item: Pending) -> None:
+    crown = item.targets[0]
+    owner = item.actor
+    assert owner is not None
+    if not face_up(w, crown):
+        return  # negated by a fracture
+    spec = w.data.artefacts[crown]
+    affected = item.subject if spec.affected is Affected.ANY else owner
+    assert affected is not None
+    w.emit(ev.ArtefactApplied(owner, crown, affected))
+    effect = spec.effect
+    if effect is Effect.REDISTRIBUTE_AGAIN:
+        w.stage(Pending(Need.REDISTRIBUTE, actor=owner, tag="vitality"))
+    elif effect is Effect.LOOK_TOP_FOUR:
+        p = w.players[affected]
+        if p.deck_size < 4:
+            reshuffle_discard(w, affected, "crown of insight", under=True)
+            p = w.players[affected]
+        n = min(4, p.deck_size)
+        top = p.deck[:n] if w.full else ()
+        w.emit(ev.TopCardsLooked(owner, affected, n, top))
+        if n:
+            w.stage(Pending(Need.ARRANGE, actor=owner, subject=affected, targets=top, n=n))
+    elif effect is Effect.SHUFFLE_DISCARD_INTO_DECK:
+        p = w.players[affected]
+        eligible = tuple(sorted({c for c, t in p.discard if t < w.turn}))
+        if eligible:
+            w.stage(Pending(Need.RETURN_CARD, actor=owner, subject=affected, targets=eligible))
+    elif effect is Effect.DISCARD_ANY_CARD:
+        if w.players[affected].hand_size:
+            w.stage(Pending(Need.OPTIONAL_DISCARD, actor=affected, tag="fury"))
+    elif effect is Effect.DESTROY_ARTEFACT:
+        targets = tuple(a.id for a in w.players[affected].artefacts if a.face_up)
+        if targets:
+            w.stage(Pending(Need.DESTROY, actor=owner, subject=affected, targets=targets))
+    elif effect is Effect.LOOK_TOP_CARD:
+        p = w.players[affected]
+        if p.deck_size == 0:
+            reshuffle_discard(w, affected, "crown of prosperity")
+            p = w.players[affected]
+        if p.deck_size:
+            top = p.deck[:1] if w.full else ()
+            w.emit(ev.TopCardsLooked(owner, affected, 1, top))
+            w.stage(Pending(Need.PROSPERITY, actor=owner, subject=affected, targets=top))
+
+
+def _sceptre_applies(spec: ArtefactSpec, attacking: bool) -> bool:
+    want = ArtefactTiming.BEFORE_CONFLICT_ATTACKING if attacking else ArtefactTiming.BEFORE_CONFLICT_DEFENDING
+    return spec.timing is want
+
+
+def _orb_applies(spec: ArtefactSpec, won: bool) -> bool:
+    want = ArtefactTiming.AFTER_RESULT_WIN if won else ArtefactTiming.AFTER_RESULT_LOSE
+    return spec.timing is want
+
+
+def battle_artefacts(w: Work, a_type: ArtefactType) -> list[tuple[Colour, str]]:
+    """The participants' artefacts of a type whose ability applies now, attacker first (R35)."""
+    b = w.battle
+    assert b is not None
+    out: list[tuple[Colour, str]] = []
+    for colour in (b.attacker, b.defender):
+        h = holding(w, colour, a_type)
+        if h is None or not h[0].face_up:
+            continue
+        sceptre = a_type is ArtefactType.SCEPTRE and _sceptre_applies(h[1], colour is b.attacker)
+        orb = a_type is ArtefactType.ORB and b.winner is not None and _orb_applies(h[1], colour is b.winner)
+        if sceptre or orb:
+            out.append((colour, h[0].id))
+    return out
+
+
+def apply_sceptre(w: Work, owner: Colour, art: str) -> None:
+    b = w.battle
+    assert b is not None
+    spec = w.data.artefacts[art]
+    rival = b.rival(owner)
+    affected = rival if spec.affected is Affected.RIVAL else owner
+    w.emit(ev.ArtefactApplied(owner, art, affected))
+    if spec.effect is Effect.PLUS_ONE:
+        if owner is b.attacker:
+            w.set_battle(attacker_bonus=b.attacker_bonus + 1)
+        else:
+            w.set_battle(defender_bonus=b.defender_bonus + 1)
+        w.emit_scores(spec.name)
+    elif spec.effect is Effect.MATCH_RIVAL_KNIGHTS:
+        w.stage(Pending(Need.EQUALISE, actor=owner, tag=art))
+    elif spec.effect is Effect.DISCARD_RANDOM_CARD and w.players[rival].hand_size:
+        w.stage(Pending(Need.RANDOM_DISCARD, actor=rival, tag=spec.name))
+
+
+def apply_orb(w: Work, owner: Colour, art: str) -> None:
+    b = w.battle
+    assert b is not None
+    spec = w.data.artefacts[art]
+    rival = b.rival(owner)
+    affected = rival if spec.affected is Affected.RIVAL else owner
+    w.emit(ev.ArtefactApplied(owner, art, affected))
+    effect = spec.effect
+    if effect is Effect.DRAW_TO_SIX:
+        need = SIX - w.players[owner].hand_size
+        if need > 0:
+            draw(w, owner, need, spec.name)
+    elif effect is Effect.DISCARD_ANY_CARD:
+        if w.players[owner].hand_size:
+            w.stage(Pending(Need.OPTIONAL_DISCARD, actor=owner, tag=spec.name))
+    elif effect is Effect.LOSE_KNIGHT:
+        lose_in_territory(w, rival, b.territory, 1, spec.name)
+    elif effect is Effect.PLACE_KNIGHT_IN_CASTLE:
+        gain_castle(w, owner, 1, spec.name)
+
+
+
+def _fracture_target(s: GameState, a: A.PlayFracture, targets: tuple[str, ...] | None) -> Verdict | None:
+    if a.target not in s.data.artefacts:
+        return refuse(Reason.UNKNOWN_ARTEFACT, f"{a.target!r} is not an artefact (A01..A18).", Rule.FRACTURE)
+    owner = artefact_owner(s, a.target)
+    if owner is None:
+        return refuse(
+            Reason.NOT_A_TARGET, f"Nobody in this game holds {name_of(s, a.target)}.", Rule.FRACTURE
+        )
+    if owner is a.player:
+        return refuse(
+            Reason.OWN_ARTEFACT,
+            "A fracture card destroys another player's artefact, not your own.",
+            Rule.FRACTURE,
+        )
+    if not face_up(s, a.target):
+        return refuse(
+            Reason.ARTEFACT_DESTROYED, f"{name_of(s, a.target)} is already destroyed.", Rule.FRACTURE
+        )
+    if targets is not None and a.target not in targets:
+        names = ", ".join(name_of(s, t) for t in targets)
+        return refuse(
+            Reason.NOT_A_TARGET, f"In this window a fracture card can only hit {names}.", Rule.FRACTURE
+        )
+    return None
+
+
+
+
+def _check_use_crown(s: GameState, a: A.UseCrown, _: Pending | None) -> Verdict:
+    if s.crown_used:
+        return refuse(
+            Reason.CROWN_ALREADY_USED, "A crown can be used only once during each of your turns.", Rule.CROWNS
+        )
+    h = holding(s, a.player, ArtefactType.CROWN)
+    if h is None:
+        return refuse(Reason.NOT_APPLICABLE, f"{who(a.player)} holds no crown.", Rule.CROWNS)
+    crown, spec = h
+    if not crown.face_up:
+        return refuse(
+            Reason.ARTEFACT_DESTROYED, f"{spec.name} is destroyed until it is restored.", Rule.RESTORE
+        )
+    if spec.affected is Affected.ANY:
+        if a.affected is None:
+            return refuse(
+                Reason.NOT_APPLICABLE, f"{spec.name} needs an affected player: name any player.", Rule.ICONS
+            )
+        if a.affected not in s.players:
+            return refuse(
+                Reason.UNKNOWN_PLAYER, f"{a.affected.value!r} is not playing in this game.", Rule.ICONS
+            )
+    elif a.affected not in (None, a.player):
+        return refuse(Reason.NOT_APPLICABLE, f"{spec.name} always affects its owner.", Rule.ICONS)
+    return ACCEPTED
+
+
+def _check_fracture(s: GameState, a: A.PlayFracture, head: Pending | None) -> Verdict:
+    targets = None if head is None else head.targets
+    return _fracture_target(s, a, targets) or holds_resource(s, a.player, CardKind.FRACTURE) or ACCEPTED
+
+
+def _check_pass(s: GameState, a: A.PassFracture, head: Pending | None) -> Verdict:
+    return ACCEPTED
+
+
+def _check_pass_round(s: GameState, a: A.PassFractureRound, head: Pending | None) -> Verdict:
+    assert head is not None
+    if a.upto is not None and a.upto not in head.players[1:]:
+        still = ", ".join(who(c) for c in head.players[1:]) or "nobody"
+        return refuse(
+            Reason.NOT_ELIGIBLE,
+            f"{who(a.upto)} is not still to decide in this fracture window (after "
+            f"{who(a.player)}: {still}).",
+            Rule.R47,
+        )
+    if a.upto is not None and not can_fracture(s, a.upto, head.targets):
+        return refuse(
+            Reason.NOT_ELIGIBLE,
+            f"{who(a.upto)} cannot play a fracture card on any artefact at stake here (no fracture card "
+            "that could be in their hand, or only their own artefacts are at stake).",
+            Rule.R47,
+        )
+    return ACCEPTED
+
+
+def _check_equalise(s: GameState, a: A.Equalise, head: Pending | None) -> Verdict:
+    return ACCEPTED
+
+
+def _check_arrange(s: GameState, a: A.ArrangeTop, head: Pending | None) -> Verdict:
+    assert head is not None
+    if s.knowledge is Knowledge.TABLE:
+        if a.order:
+            return refuse(
+                Reason.BAD_ORDER,
+                "In a table game the cards stay secret: confirm with an empty order.",
+                Rule.ICONS,
+            )
+        return ACCEPTED
+    if sorted(a.order) != sorted(head.targets):
+        return refuse(
+            Reason.BAD_ORDER,
+            f"Put back exactly the cards looked at ({', '.join(head.targets)}), "
+            f"got {', '.join(a.order) or 'none'}.",
+            Rule.ICONS,
+        )
+    return ACCEPTED
+
+
+def _check_return(s: GameState, a: A.ReturnCard, head: Pending | None) -> Verdict:
+    assert head is not None
+    if a.card not in head.targets:
+        return refuse(
+            Reason.NOT_ELIGIBLE,
+            f"{name_of(s, a.card)} is not in the discard pile from a previous turn; "
+            "the Crown of Order takes a card discarded before this turn.",
+            Rule.R29,
+        )
+    return ACCEPTED
+
+
+def _check_destroy(s: GameState, a: A.DestroyArtefact, head: Pending | None) -> Verdict:
+    assert head is not None
+    if a.artefact not in head.targets:
+        return refuse(
+            Reason.NOT_A_TARGET,
+            f"{name_of(s, a.artefact)} is not a face-up artefact of {who(head.subject or a.player)}.",
+            Rule.ICONS,
+        )
+    return ACCEPTED
+
+
+def _check_prosperity(s: GameState, a: A.ProsperityChoice, head: Pending | None) -> Verdict:
+    assert head is not None
+    subject = head.subject
+    assert subject is not None
+    if not a.discard:
+        if a.card is not None:
+            return refuse(Reason.BAD_ORDER, "Leaving the card on top names no card.", Rule.ICONS)
+        return ACCEPTED
+    if s.knowledge is Knowledge.FULL:
+        if a.card not in (None, head.targets[0]):
+            return refuse(
+                Reason.NOT_A_TARGET,
+                f"The top card is {name_of(s, head.targets[0])}, not {name_of(s, a.card or '')}.",
+                Rule.ICONS,
+            )
+        return ACCEPTED
+    if a.card is None:
+        return refuse(Reason.UNKNOWN_CARD, "Name the card discarded from the top of the deck.", Rule.ICONS)
+    if a.card not in s.data.cards:
+        return refuse(Reason.UNKNOWN_CARD, f"{a.card!r} is not a card of the deck.", Rule.COMPONENTS)
+    if a.card not in possible_cards(s, subject):
+        return refuse(
+            Reason.CARD_CANNOT_BE_HELD,
+            f"{name_of(s, a.card)} is in {who(subject)}'s discard pile or "
+            "in play, so it cannot be on top of their deck.",
+            Rule.R40,
+        )
+    return ACCEPTED
+
+
+def _fracture(w: Work, a: A.PlayFracture) -> None:
+    card = w.data.card_of_kind[CardKind.FRACTURE]
+    in_window = bool(w.pending) and w.pending[0].need is Need.FRACTURE
+    discard_card(w, a.player, card, None)
+    w.emit(ev.CardPlayed(a.player, card, CardKind.FRACTURE.value))
+    destroy(w, a.target, a.player, "fracture")
+    if in_window:
+        head = w.pending[0]
+        targets = tuple(t for t in head.targets if t != a.target)
+        w.pending[0] = Pending(Need.FRACTURE, players=head.players[1:], targets=targets, tag=head.tag)
+
+
+def _pass_fracture(w: Work, a: A.PassFracture) -> None:
+    head = w.pending[0]
+    w.pending[0] = Pending(Need.FRACTURE, players=head.players[1:], targets=head.targets, tag=head.tag)
+    w.emit(ev.FracturePassed(a.player))
+
+
+def _pass_fracture_round(w: Work, a: A.PassFractureRound) -> None:
+    head = w.pending[0]
+    cut = len(head.players) if a.upto is None else head.players.index(a.upto)
+    for colour in head.players[:cut]:
+        w.emit(ev.FracturePassed(colour))
+    if cut >= len(head.players):
+        w.pending.pop(0)
+    else:
+        w.pending[0] = Pending(Need.FRACTURE, players=head.players[cut:], targets=head.targets, tag=head.tag)
+
+
+def _use_crown(w: Work, a: A.UseCrown) -> None:
+    h = holding(w, a.player, ArtefactType.CROWN)
+    assert h is not None
+    crown = h[0].id
+    affected = a.affected if h[1].affected is Affected.ANY else a.player
+    w.crown_used = True
+    w.emit(ev.CrownAnnounced(a.player, crown, affected))
+    # The fracture window opens from the crown's owner clockwise; the owner cannot fracture their own crown.
+    fracture_window(w, a.player, (crown,), "crown", skip_start=True)
+    w.stage(Pending(Need.APPLY_CROWN, actor=a.player, targets=(crown,), subject=affected))
+
+
+def _equalise(w: Work, a: A.Equalise) -> None:
+    w.pending.pop(0)
+    b = w.battle
+    assert b is not None
+    if not a.use:
+        return
+    if a.player is b.attacker:
+        w.set_battle(attacker_equal=True)
+        w.emit(ev.KnightsMatched(a.player, 8 if b.siege else defender_knights(w, b)))
+    else:
+        w.set_battle(defender_equal=True)
+        w.emit(ev.KnightsMatched(a.player, b.attacker_knights))
+    w.emit_scores("matched knights")
+
+
+def _arrange(w: Work, a: A.ArrangeTop) -> None:
+    head = w.pending.pop(0)
+    if w.full and a.order:
+        subject = head.subject or a.player
+        p = w.players[subject]
+        w.set_player(subject, deck=(*a.order, *p.deck[len(a.order) :]))
+
+
+def _return(w: Work, a: A.ReturnCard) -> None:
+    head = w.pending.pop(0)
+    subject = head.subject or a.player
+    p = w.players[subject]
+    discard = list(p.discard)
+    for i, (card, turn) in enumerate(discard):
+        if card == a.card and turn < w.turn:
+            del discard[i]
+            break
+    if w.full:
+        deck = shuffle_seeded(w, subject, [*p.deck, a.card])
+        w.set_player(subject, discard=tuple(discard), deck=tuple(deck), deck_size=len(deck))
+    else:
+        w.set_player(subject, discard=tuple(discard), deck_size=p.deck_size + 1)
+    w.emit(ev.CardReturned(subject, a.card))
+    w.emit(ev.DeckShuffled(subject, w.players[subject].deck_size, "crown of order"))
+
+
+def _destroy(w: Work, a: A.DestroyArtefact) -> None:
+    w.pending.pop(0)
+    destroy(w, a.artefact, a.player, "crown of corruption")
+
+
+def _prosperity(w: Work, a: A.ProsperityChoice) -> None:
+    head = w.pending.pop(0)
+    if not a.discard:
+        return
+    subject = head.subject
+    assert subject is not None
+    p = w.players[subject]
+    if w.full:
+        card = p.deck[0]
+        w.set_player(subject, deck=p.deck[1:], deck_size=p.deck_size - 1)
+    else:
+        assert a.card is not None
+        card = a.card
+        w.set_player(subject, deck_size=p.deck_size - 1)
+    to_discard(w, subject, card)
+    w.emit(ev.CardDiscarded(subject, card, "crown of prosperity"))
+
+
+
+# --- generators --------------------------------------------------------------------------------------------
+
+
+def _fracture_options(s: GameState, head: Pending | None) -> Iterator[A.PlayFracture]:
+    if head is None:  # on your own turn: any face-up artefact of another player (R23)
+        me = s.current
+        if may_hold(s, me, s.data.card_of_kind[CardKind.FRACTURE]):
+            for c in s.order:
+                if c is not me:
+                    yield from (A.PlayFracture(me, a.id) for a in s.players[c].artefacts if a.face_up)
+        return
+    actor = head.players[0]
+    if can_fracture(s, actor, head.targets):
+        for t in head.targets:
+            if artefact_owner(s, t) is not actor and face_up(s, t):
+                yield A.PlayFracture(actor, t)
+
+
+def _pass_options(s: GameState, head: Pending | None) -> Iterator[A.PassFracture]:
+    assert head is not None
+    yield A.PassFracture(head.players[0])
+
+
+def _pass_round_options(s: GameState, head: Pending | None) -> Iterator[A.PassFractureRound]:
+    assert head is not None
+    actor = head.players[0]
+    if len(head.players) > 1:
+        yield A.PassFractureRound(actor)
+        for later in head.players[1:]:
+            if can_fracture(s, later, head.targets):
+                yield A.PassFractureRound(actor, later)
+
+
+def _crown_options(s: GameState, _: Pending | None) -> Iterator[A.UseCrown]:
+    me = s.current
+    if s.crown_used:
+        return
+    h = holding(s, me, ArtefactType.CROWN)
+    if h is None or not h[0].face_up:
+        return
+    if h[1].affected is Affected.ANY:
+        yield from (A.UseCrown(me, c) for c in s.order)
+    else:
+        yield A.UseCrown(me)
+
+
+def _equalise_options(s: GameState, head: Pending | None) -> Iterator[A.Equalise]:
+    assert head is not None and head.actor is not None
+    yield A.Equalise(head.actor, True)
+    yield A.Equalise(head.actor, False)
+
+
+def _arrange_options(s: GameState, head: Pending | None) -> Iterator[A.ArrangeTop]:
+    assert head is not None and head.actor is not None
+    if s.knowledge is Knowledge.FULL:
+        for order in sorted(set(itertools.permutations(head.targets))):
+            yield A.ArrangeTop(head.actor, order)
+    else:
+        yield A.ArrangeTop(head.actor, ())
+
+
+def _return_options(s: GameState, head: Pending | None) -> Iterator[A.ReturnCard]:
+    assert head is not None and head.actor is not None
+    yield from (A.ReturnCard(head.actor, c) for c in head.targets)
+
+
+def _destroy_options(s: GameState, head: Pending | None) -> Iterator[A.DestroyArtefact]:
+    assert head is not None and head.actor is not None
+    yield from (A.DestroyArtefact(head.actor, t) for t in head.targets)
+
+
+def _prosperity_options(s: GameState, head: Pending | None) -> Iterator[A.ProsperityChoice]:
+    assert head is not None and head.actor is not None and head.subject is not None
+    yield A.ProsperityChoice(head.actor, False)
+    if s.knowledge is Knowledge.FULL:
+        yield A.ProsperityChoice(head.actor, True)
+    else:
+        yield from (A.ProsperityChoice(head.actor, True, c) for c in sorted(possible_cards(s, head.subject)))
+
+
+# --- moves -------------------------------------------------------------------------------------------------
+
+PLAY_FRACTURE = Move(
+    A.PlayFracture, _check_fracture, _fracture, _fracture_options, answers=Need.FRACTURE, on_turn=OPEN_STEPS
+)
+PASS_FRACTURE = Move(A.PassFracture, _check_pass, _pass_fracture, _pass_options, answers=Need.FRACTURE)
+PASS_FRACTURE_ROUND = Move(
+    A.PassFractureRound, _check_pass_round, _pass_fracture_round, _pass_round_options, answers=Need.FRACTURE
+)
+USE_CROWN = Move(A.UseCrown, _check_use_crown, _use_crown, _crown_options, on_turn=OPEN_STEPS)
+EQUALISE = Move(A.Equalise, _check_equalise, _equalise, _equalise_options, answers=Need.EQUALISE)
+ARRANGE_TOP = Move(A.ArrangeTop, _check_arrange, _arrange, _arrange_options, answers=Need.ARRANGE)
+RETURN_CARD = Move(A.ReturnCard, _check_return, _return, _return_options, answers=Need.RETURN_CARD)
+DESTROY_ARTEFACT = Move(A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, answers=Need.DESTROY)
+PROSPERITY_CHOICE = Move(
+    A.ProsperityChoice, _check_prosperity, _prosperity, _prosperity_options, answers=Need.PROSPERITY
+)

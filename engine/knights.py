@@ -1,0 +1,57 @@
+"""Knights and dice (Place Knights p.8, R22): placing knights in a castle while the reserve has dice, losing
+them from a territory, and retreating them to the castle."""
+
+from __future__ import annotations
+
+from engine import events as ev
+from engine.colours import Colour
+from engine.state import dice_in_use
+from engine.work import Work
+
+
+def gain_castle(w: Work, colour: Colour, n: int, cause: str) -> None:
+    """Place `n` knights in a castle; knights needing a die from an empty reserve are lost (p.8, R22)."""
+    castle = w.players[colour].castle
+    others = dice_in_use(w, colour) - -(-castle // 6)
+    room = max(0, (w.data.dice_per_player - others) * 6 - castle)
+    placed = min(n, room)
+    w.set_player(colour, castle=castle + placed)
+    w.emit(ev.KnightsGained(colour, w.data.castle_of[colour], placed, n - placed, cause))
+
+
+def lose_in_territory(w: Work, colour: Colour, territory: str, n: int, cause: str) -> int:
+    """Remove up to `n` of `colour`'s knights from a territory (or a castle under siege); returns the number
+    lost."""
+    b = w.battle
+    occ_here = w.occ.get(territory)
+    holds = occ_here is not None and occ_here[0] is colour
+    if b is not None and b.territory == territory and b.attacker is colour and not holds:
+        lost = min(n, b.attacker_knights)
+        w.set_battle(attacker_knights=b.attacker_knights - lost)
+    elif territory in w.data.castle_owner and w.data.castle_owner[territory] is colour:
+        castle = w.players[colour].castle
+        lost = min(n, castle)
+        w.set_player(colour, castle=castle - lost)
+    else:
+        occ = w.occ.get(territory)
+        if occ is None or occ[0] is not colour:
+            return 0
+        lost = min(n, occ[1])
+        if occ[1] - lost > 0:
+            w.occ[territory] = (colour, occ[1] - lost)
+        else:
+            del w.occ[territory]
+            w.control_dirty.add(colour)
+            if b is None or b.territory != territory:
+                w.emit(ev.ControlLost(colour, territory))
+    if lost:
+        w.emit(ev.KnightsLost(colour, territory, lost, cause))
+    return lost
+
+
+def retreat(w: Work, colour: Colour, n: int) -> None:
+    # Retreating merges knights into the castle: it never needs an extra die (R22).
+    p = w.players[colour]
+    w.set_player(colour, castle=p.castle + n)
+    w.emit(ev.Retreated(colour, n))
+

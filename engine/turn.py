@@ -1,0 +1,486 @@
+"""Taking a turn (pp.8-13): its start and end (place three knights, restore artefacts), the manoeuvre of
+redistributing knights (p.9) and making an advance (p.11), and `settle`, which runs everything automatic after
+an action until a player has to decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engine import actions as A
+from engine import events as ev
+from engine.artefacts import apply_crown, can_fracture, face_up, restore_artefacts
+from engine.battle import record_conflict, run_stage, start_battle
+from engine.cards import may_hold_conflict, may_hold_kind, possible_cards
+from engine.catalogue import CardKind, TileKind
+from engine.colours import Colour
+from engine.knights import gain_castle
+from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move
+from engine.rulebook import Rule
+from engine.speed import replace_fields
+from engine.state import AUTOMATIC_NEEDS, GameState, Need, Pending, dice_for
+from engine.supply import advance_targets, conquer, refresh_control
+from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
+from engine.work import Work
+
+
+def start_turn(w: Work, colour: Colour) -> None:
+    w.turn += 1
+    w.current = colour
+    w.manoeuvres = 1
+    w.crown_used = False
+    w.in_advance = False
+    w.emit(ev.TurnStarted(colour, w.turn))
+    gain_castle(w, colour, 3, "place knights")  # step 1 (p.8)
+
+
+def end_turn(w: Work) -> None:
+    colour = w.current
+    restore_artefacts(w, colour)
+    w.emit(ev.TurnEnded(colour, w.turn))
+    order = w.s.order
+    start_turn(w, order[(order.index(colour) + 1) % len(order)])
+
+
+def advance(w: Work, colour: Colour, target: str, knights: int) -> None:
+    w.in_advance = False
+    w.manoeuvres -= 1
+    p = w.players[colour]
+    w.set_player(colour, castle=p.castle - knights)
+    w.emit(ev.Advanced(colour, target, knights))
+    owner = w.data.castle_owner.get(target)
+    occ = w.occ.get(target)
+    if owner is not None:
+        start_battle(w, colour, owner, target, knights, siege=True)
+    elif occ is None:
+        w.occ[target] = (colour, knights)
+        w.control_dirty.add(colour)
+        w.emit(ev.Conquered(colour, target))
+        conquer(w, colour, target)
+    else:
+        start_battle(w, colour, occ[0], target, knights, siege=False)
+
+
+def settle(w: Work) -> None:
+    w.flush()
+    while w.winner is None:
+        if w.control_dirty:
+            refresh_control(w)
+            if w.winner is not None:
+                break
+        if w.pending:
+            head = w.pending[0]
+            if head.need in AUTOMATIC_NEEDS:
+                w.pending.pop(0)
+                apply_crown(w, head)
+                w.flush()
+                continue
+            if auto_resolve(w, head):
+                w.flush()
+                continue
+            break
+        if w.battle is not None:
+            run_stage(w)
+            w.flush()
+            continue
+        break
+    refresh_control(w)
+
+
+def auto_resolve(w: Work, head: Pending) -> bool:
+    """Skip decisions nobody can make (no card that could answer them); True when something changed."""
+    need = head.need
+    if need is Need.FRACTURE:
+        targets = tuple(t for t in head.targets if face_up(w, t))
+        players = head.players
+        while players and not can_fracture(w, players[0], targets):
+            players = players[1:]
+        if not players or not targets:
+            w.pending.pop(0)
+            return True
+        if players != head.players or targets != head.targets:
+            w.pending[0] = replace_fields(head, {"players": players, "targets": targets})
+        return False
+    if need is Need.SUPPORT:
+        players, passes = head.players, head.n
+        kinds = frozenset({CardKind.SUPPORT})
+        changed = False
+        while passes < len(players) and not may_hold_kind(w, players[0], kinds):
+            players = (*players[1:], players[0])
+            passes += 1
+            changed = True
+        if passes >= len(players):
+            w.pending.pop(0)
+            return True
+        if changed:
+            w.pending[0] = replace_fields(head, {"players": players, "n": passes})
+        return False
+    if need is Need.CONFLICT:
+        stuck = tuple(c for c in head.players if not may_hold_conflict(w, c))
+        if not stuck:
+            return False
+        for colour in stuck:
+            record_conflict(w, colour, None)
+        left = tuple(c for c in head.players if c not in stuck)
+        if left:
+            w.pending[0] = replace_fields(head, {"players": left})
+        else:
+            w.pending.pop(0)
+        return True
+    if need in (Need.OPTIONAL_DISCARD, Need.RANDOM_DISCARD):
+        assert head.actor is not None
+        if w.players[head.actor].hand_size == 0:
+            w.pending.pop(0)
+            return True
+        return False
+    if need is Need.AUTHORITY:
+        assert head.actor is not None
+        authority = w.data.card_of_kind[CardKind.AUTHORITY]
+        if authority not in possible_cards(w, head.actor):
+            w.pending.pop(0)
+            return True
+    return False
+
+
+def _check_redistribute(s: GameState, a: A.Redistribute, head: Pending | None) -> Verdict:
+    if head is None and s.manoeuvres <= 0:
+        return refuse(
+            Reason.NO_ADVANCE_LEFT,
+            "You have already redistributed and advanced this turn; a tactical advance card allows one more.",
+            Rule.REDISTRIBUTE,
+        )
+    return check_layout(s, a.player, a.layout) or ACCEPTED
+
+
+def _check_advance(s: GameState, a: A.Advance, _: Pending | None) -> Verdict:
+    data = s.data
+    if s.manoeuvres <= 0:
+        return refuse(
+            Reason.NO_ADVANCE_LEFT,
+            "You have already made your advance this turn; a tactical advance card allows one more.",
+            Rule.ADVANCE,
+        )
+    target = a.target
+    is_castle = target in data.castle_owner
+    if target not in data.territories and not is_castle:
+        if data.catalogue.tile_kind(target) is TileKind.CASTLE:
+            return refuse(
+                Reason.CASTLE_NOT_ALLOWED,
+                f"{name_of(s, target)} belongs to nobody in this game: only territories and, with the castle "
+                "siege rule, the players' castles can be advanced into.",
+                Rule.CASTLE_SIEGE,
+            )
+        return refuse(Reason.UNKNOWN_LOCATION, f"{target!r} is not a territory on this map.", Rule.ADVANCE)
+    if not isinstance(a.knights, int) or a.knights <= 0:
+        return refuse(
+            Reason.BAD_COUNT, f"An advance moves at least one knight, not {a.knights!r}.", Rule.ADVANCE
+        )
+    variant = s.config.variant
+    if is_castle:
+        if not variant.castle_siege:
+            return refuse(
+                Reason.CASTLE_NOT_ALLOWED,
+                "Castles cannot be conquered (only with the castle siege rule).",
+                Rule.PLACE_KNIGHTS,
+            )
+        if data.castle_owner[target] is a.player:
+            return refuse(Reason.ALREADY_CONTROLLED, "You cannot advance into your own castle.", Rule.ADVANCE)
+        if a.knights > 6:
+            return refuse(
+                Reason.SIEGE_LIMIT,
+                f"You can advance into a castle with at most 6 knights, not {a.knights}.",
+                Rule.CASTLE_SIEGE,
+            )
+    else:
+        occ = s.occupants.get(target)
+        if occ is not None and occ[0] is a.player:
+            return refuse(
+                Reason.ALREADY_CONTROLLED,
+                f"You already control {name_of(s, target)}; moving knights "
+                "there is a redistribution, not an advance.",
+                Rule.ADVANCE,
+            )
+        if occ is not None and variant.allegiance and occ[0] in variant.team_of(a.player):
+            return refuse(
+                Reason.TEAMMATE_TERRITORY,
+                f"{name_of(s, target)} belongs to your teammate {who(occ[0])}.",
+                Rule.ALLEGIANCE,
+            )
+        if a.knights > data.capacity[target]:
+            return refuse(
+                Reason.OVER_CAPACITY,
+                f"{name_of(s, target)} holds at most {data.capacity[target]} knights, not {a.knights}.",
+                Rule.ADVANCE,
+            )
+    if target not in advance_targets(s, a.player):
+        return refuse(
+            Reason.NOT_ADJACENT,
+            f"{name_of(s, target)} is not next to your castle or to a territory "
+            "of yours with a line of supply (lakes link the tiles around them).",
+            Rule.SUPPLY,
+        )
+    castle = s.players[a.player].castle
+    if a.knights > castle:
+        return refuse(
+            Reason.NOT_ENOUGH_KNIGHTS,
+            f"Advances start from the castle, which holds {castle} knights, not {a.knights}.",
+            Rule.ADVANCE,
+        )
+    dice = s.dice_in_use(a.player) - dice_for(castle) + dice_for(castle - a.knights) + dice_for(a.knights)
+    if dice > s.data.dice_per_player:
+        return refuse(
+            Reason.DICE_EXHAUSTED,
+            f"All {s.data.dice_per_player} of your dice are in use; the "
+            "advancing knights would need another die.",
+            Rule.R22,
+        )
+    return ACCEPTED
+
+
+def _check_skip(s: GameState, a: A.SkipAdvance, _: Pending | None) -> Verdict:
+    if not s.in_advance:
+        return refuse(
+            Reason.WRONG_STEP,
+            "There is no advance to decline: you have not just redistributed.",
+            Rule.ADVANCE,
+        )
+    return ACCEPTED
+
+
+def _check_end(s: GameState, a: A.EndTurn, _: Pending | None) -> Verdict:
+    return ACCEPTED
+
+
+def _redistribute(w: Work, a: A.Redistribute) -> None:
+    vitality = bool(w.pending) and w.pending[0].need is Need.REDISTRIBUTE
+    castle = w.data.castle_of[a.player]
+    for loc, n in a.layout:
+        if loc == castle:
+            w.set_player(a.player, castle=n)
+        else:
+            w.occ[loc] = (a.player, n)
+    w.emit(ev.Redistributed(a.player, a.layout))
+    if vitality:
+        w.pending.pop(0)
+    else:
+        w.in_advance = True
+
+
+def _advance(w: Work, a: A.Advance) -> None:
+    advance(w, a.player, a.target, a.knights)
+
+
+def _skip(w: Work, a: A.SkipAdvance | A.EndTurn) -> None:
+    w.in_advance = False
+    w.manoeuvres -= 1
+    w.emit(ev.AdvanceDeclined(a.player))
+
+
+def _end(w: Work, a: A.EndTurn) -> None:
+    if w.in_advance:
+        _skip(w, a)
+    end_turn(w)
+
+
+def single_moves(s: GameState, colour: Colour) -> list[tuple[tuple[str, int], ...]]:
+    """The empty redistribution and every legal move of k knights from one place to another."""
+    castle = s.data.castle_of[colour]
+    places: dict[str, int] = {castle: s.players[colour].castle}
+    for t in sorted(s.supply.get(colour, frozenset())):
+        places[t] = s.occupants[t][1]
+    dice = s.dice_in_use(colour)
+    limit = s.data.dice_per_player
+    capacity = s.data.capacity
+    out: list[tuple[tuple[str, int], ...]] = [()]
+    for src, have in places.items():
+        spare = have if src == castle else have - 1
+        for dst, there in places.items():
+            if dst == src:
+                continue
+            room = spare if dst == castle else min(spare, capacity[dst] - there)
+            for k in range(1, room + 1):
+                change = dice_for(have - k) - dice_for(have) + dice_for(there + k) - dice_for(there)
+                if dice + change <= limit:
+                    out.append(((src, have - k), (dst, there + k)))
+    return out
+
+
+def layouts(s: GameState, me: Colour) -> Iterator[A.Redistribute]:
+    """Every legal redistribution of `me`'s knights, lazily: each distinct final layout once, as the places
+    that change (castle first, then territories by id), starting with the empty one (R24). Assumes that `me`
+    may redistribute now."""
+    castle = s.data.castle_of[me]
+    places = [castle, *sorted(s.supply.get(me, frozenset()))]
+    old = [s.players[me].castle, *(s.occupants[t][1] for t in places[1:])]
+    caps = [0, *(s.data.capacity[t] for t in places[1:])]
+    total = sum(old)
+    limit = s.data.dice_per_player - (s.dice_in_use(me) - sum(dice_for(n) for n in old))
+    n = len(places)
+    new = [0] * n
+
+    def fill(i: int, left: int, dice: int) -> Iterator[A.Redistribute]:
+        if i == 0:  # the castle takes whatever is left (unlimited capacity)
+            if dice + dice_for(left) > limit:
+                return
+            new[0] = left
+            layout = tuple((places[j], new[j]) for j in range(n) if new[j] != old[j])
+            if layout:
+                yield A.Redistribute(me, layout)
+            return
+        # every territory keeps 1..capacity; the territories before it need at least one each
+        for k in range(1, min(caps[i], left - (i - 1)) + 1):
+            if dice + dice_for(k) > limit:
+                break
+            new[i] = k
+            yield from fill(i - 1, left - k, dice + dice_for(k))
+
+    yield A.Redistribute(me, ())
+    yield from fill(n - 1, total, 0)
+
+
+def advance_options(s: GameState, me: Colour) -> list[tuple[str, tuple[int, ...]]]:
+    """For each place `me` may advance into now, the knight counts allowed (as `_check_advance`)."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+    if s.manoeuvres <= 0 or s.winner is not None or s.pending or s.battle is not None:
+        return out
+    castle = s.players[me].castle
+    if castle <= 0:
+        return out
+    data = s.data
+    variant = s.config.variant
+    team = variant.team_of(me) if variant.allegiance else (me,)
+    dice = s.dice_in_use(me) - dice_for(castle)
+    limit = data.dice_per_player
+    # The dice a count needs do not depend on the target: work them out once, up to the largest capacity.
+    biggest = min(castle, max(6, max(data.capacity.values(), default=6)))
+    fits = [k for k in range(1, biggest + 1) if dice + dice_for(castle - k) + dice_for(k) <= limit]
+    by_cap: dict[int, tuple[int, ...]] = {}
+    owners = data.castle_owner
+    occupants = s.occupants
+    for t in sorted(advance_targets(s, me)):
+        if t in owners:
+            if owners[t] is me:
+                continue
+            cap = 6
+        else:
+            occ = occupants.get(t)
+            if occ is not None and occ[0] in team:
+                continue
+            cap = data.capacity[t]
+        counts = by_cap.get(cap)
+        if counts is None:
+            counts = by_cap[cap] = tuple(k for k in fits if k <= cap)
+        if counts:
+            out.append((t, counts))
+    return out
+
+
+def advances(s: GameState, me: Colour) -> list[A.Advance]:
+    """Every legal advance of `me` now."""
+    return [A.Advance(me, t, k) for t, counts in advance_options(s, me) for k in counts]
+
+
+
+def check_layout(s: GameState, colour: Colour, layout: tuple[tuple[str, int], ...]) -> Verdict | None:
+    data = s.data
+    castle = data.castle_of[colour]
+    seen: set[str] = set()
+    before = 0
+    after = 0
+    dice = s.dice_in_use(colour)
+    for loc, n in layout:
+        if loc in seen:
+            return refuse(
+                Reason.BAD_COUNT, f"{loc!r} is listed twice in the redistribution.", Rule.REDISTRIBUTE
+            )
+        seen.add(loc)
+        if loc != castle and loc not in data.territories:
+            return refuse(
+                Reason.UNKNOWN_LOCATION,
+                f"{loc!r} is not a territory or your castle on this map.",
+                Rule.REDISTRIBUTE,
+            )
+        if not isinstance(n, int) or n < 0:
+            return refuse(
+                Reason.BAD_COUNT, f"Knight counts cannot be negative: {loc} -> {n!r}.", Rule.REDISTRIBUTE
+            )
+        if loc == castle:
+            old = s.players[colour].castle
+        else:
+            occ = s.occupants.get(loc)
+            if occ is None or occ[0] is not colour:
+                return refuse(
+                    Reason.NOT_CONTROLLED,
+                    f"{who(colour)} does not control {name_of(s, loc)}; "
+                    "redistribution only moves knights among your castle and your territories.",
+                    Rule.REDISTRIBUTE,
+                )
+            if loc not in s.supply.get(colour, frozenset()):
+                return refuse(
+                    Reason.NO_SUPPLY,
+                    f"{name_of(s, loc)} has no line of supply: its knights cannot be "
+                    "moved and no knights can be moved into it.",
+                    Rule.SUPPLY,
+                )
+            old = occ[1]
+            if n == 0:
+                return refuse(
+                    Reason.TERRITORY_EMPTIED,
+                    f"{name_of(s, loc)} must keep at least one knight.",
+                    Rule.REDISTRIBUTE,
+                )
+            if n > data.capacity[loc]:
+                return refuse(
+                    Reason.OVER_CAPACITY,
+                    f"{name_of(s, loc)} holds at most {data.capacity[loc]} knights, not {n}.",
+                    Rule.REDISTRIBUTE,
+                )
+        before += old
+        after += n
+        dice += dice_for(n) - dice_for(old)
+    if before != after:
+        return refuse(
+            Reason.TOTAL_CHANGED,
+            f"A redistribution keeps the same number of knights: {before} before, {after} after.",
+            Rule.REDISTRIBUTE,
+        )
+    if dice > data.dice_per_player:
+        return refuse(
+            Reason.DICE_EXHAUSTED,
+            f"That layout needs {dice} dice; each player has {data.dice_per_player}.",
+            Rule.R22,
+        )
+    return None
+
+
+
+def _redistribute_options(s: GameState, head: Pending | None) -> Iterator[A.Redistribute]:
+    """The empty redistribution and every single move of knights from one place to another (R24); every
+    layout: `layouts`."""
+    me = s.current if head is None else head.actor
+    assert me is not None
+    if head is None and s.manoeuvres <= 0:
+        return
+    yield from (A.Redistribute(me, layout) for layout in single_moves(s, me))
+
+
+def _skip_options(s: GameState, _: Pending | None) -> Iterator[A.SkipAdvance]:
+    if s.in_advance:
+        yield A.SkipAdvance(s.current)
+
+
+def _advance_options(s: GameState, _: Pending | None) -> Iterator[A.Advance]:
+    yield from advances(s, s.current)
+
+
+def _end_options(s: GameState, _: Pending | None) -> Iterator[A.EndTurn]:
+    yield A.EndTurn(s.current)
+
+
+REDISTRIBUTE = Move(
+    A.Redistribute, _check_redistribute, _redistribute, _redistribute_options, answers=Need.REDISTRIBUTE,
+    on_turn=OPEN_STEPS,
+)
+SKIP_ADVANCE = Move(A.SkipAdvance, _check_skip, _skip, _skip_options, on_turn=ANY_OPEN_STEPS)
+ADVANCE = Move(A.Advance, _check_advance, _advance, _advance_options, on_turn=ANY_OPEN_STEPS)
+END_TURN = Move(A.EndTurn, _check_end, _end, _end_options, on_turn=ANY_OPEN_STEPS)

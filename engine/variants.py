@@ -1,0 +1,67 @@
+"""The optional rules (p.14): allegiance, castle siege, cut-throat, skirmish and mayhem. `Variant` says which
+are in play; the rules that only a variant adds live here, and the core rules ask it where a variant changes
+them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import events as ev
+from engine.colours import Colour
+from engine.work import Work
+
+SIEGE_DEFENDER_KNIGHTS = 8  # castle siege: the defender battles as though with 8 knights (p.14)
+SIEGE_ADVANCE_LIMIT = 6  # castle siege: an advance into a castle takes at most 6 knights (p.14, R39)
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """The optional rules (p.14). `allegiance` lists the teams (each a tuple of colours); empty = no teams."""
+
+    allegiance: tuple[tuple[Colour, ...], ...] = ()
+    castle_siege: bool = False
+    cut_throat: bool = False
+    skirmish: bool = False
+    mayhem: bool = False
+
+    @property
+    def target(self) -> int:
+        """Victory points a player needs (p.13; skirmish 11)."""
+        return 11 if self.skirmish else 13
+
+    @staticmethod
+    def team_target(team_size: int) -> int:
+        """Allegiance: a team of two needs 20 points, a team of three 30 (p.14, R30)."""
+        return 20 if team_size == 2 else 30
+
+    def team_of(self, colour: Colour) -> tuple[Colour, ...]:
+        for team in self.allegiance:
+            if colour in team:
+                return team
+        return (colour,)
+
+
+def cut_off_knights_leave(w: Work) -> None:
+    """Cut-throat (p.14, R31): knights on a territory without a line of supply leave the map at once (their
+    dice go back to the reserve); the territory in dispute is judged when its battle is over."""
+    b = w.battle
+    for t, (c, k) in list(w.occ.items()):
+        if t in w.data.territories and t not in w.supply[c] and (b is None or b.territory != t):
+            del w.occ[t]
+            w.emit(ev.KnightsLost(c, t, k, "cut-throat"))
+            w.emit(ev.ControlLost(c, t))
+
+
+def support_players(w: Work, starter: Colour) -> tuple[Colour, ...]:
+    """Who takes turns playing support cards, starting with `starter`: the two rivals, and with allegiance
+    their teammates too, clockwise from the starter (p.14, R33)."""
+    b = w.battle
+    assert b is not None
+    variant = w.s.config.variant
+    involved = {b.attacker, b.defender}
+    if variant.allegiance:
+        for team in variant.allegiance:
+            if b.attacker in team or b.defender in team:
+                involved.update(team)
+    return tuple(c for c in w.clockwise_from(starter) if c in involved)
