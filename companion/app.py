@@ -160,11 +160,12 @@ class ArtefactChip(Drawn):
     """A crown / sceptre / orb: solid when face-up, struck through and dim when destroyed."""
 
     kind = StringProperty("crown")
+    letter = StringProperty("C")  # the type's initial in the active language
     state_text = StringProperty("up")
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.bind(kind=self._trigger, state_text=self._trigger)
+        self.bind(kind=self._trigger, letter=self._trigger, state_text=self._trigger)
 
     def redraw(self, *_a: Any) -> None:
         from companion.widgets import text_rect
@@ -174,7 +175,7 @@ class ArtefactChip(Drawn):
         x, y, w, h = self.x, self.y, self.width, self.height
         self.canvas.add(Color(0.95, 0.82, 0.35) if up else Color(0.35, 0.35, 0.35))
         self.canvas.add(Rectangle(pos=(x, y), size=(w, h)))
-        for ins in text_rect(self.kind[:1].upper(), x + w / 2, y + h / 2, h * 0.6, (0, 0, 0), bold=True):
+        for ins in text_rect(self.letter, x + w / 2, y + h / 2, h * 0.6, (0, 0, 0), bold=True):
             self.canvas.add(ins)
         if not up:
             self.canvas.add(Color(0.8, 0.1, 0.1))
@@ -205,6 +206,7 @@ class ScoreBar(BoxLayout):  # type: ignore[misc]
             label.text = f"[b]{p.name}[/b]\n{p.score} / {snap.target}"
             for chip, a in zip(chips, p.artefacts, strict=True):
                 chip.kind = a.type
+                chip.letter = tr.artefact_initial(a.type)
                 chip.state_text = "up" if a.face_up else "down"
 
     def _build(self, snap: Any) -> None:
@@ -809,7 +811,7 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.clock: UiClock = services.clock or KivyClock()
         self.settings = SettingsPresenter(services.storage, self.tr)
         self.lang = self.tr.lang
-        self.newgame = NewGamePresenter()
+        self.newgame = NewGamePresenter(tr=self.tr)
         self.box_presenter: BoxSetupPresenter | None = (
             BoxSetupPresenter(services.box, self.clock, self.tr, runner=run_in_thread)
             if services.box is not None
@@ -1018,6 +1020,7 @@ class SeneschalApp(App):  # type: ignore[misc]
     def set_language(self, lang: str) -> None:
         self.settings.set_language(lang)
         self.lang = lang
+        self.newgame.retranslate()
         if self.root_widget is not None:
             nav = self.root_widget.ids.nav
             for child, name in zip(reversed(nav.children), NAV, strict=True):

@@ -1,11 +1,13 @@
-"""Engine actions and events in words, for buttons and the history ("Ann advanced 4 knights into the Fort —
-battle"). Short, in the active language, names from the catalogue."""
+"""Engine actions and events in words, for buttons and the history ("Ann advanced 4 knights into the Fort of
+Gien — battle"). Short, in the active language; every game noun (places, cards, artefacts, players) through
+the `Translator`'s nouns, so a Dutch or Swedish line has no English name in it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from companion.engine_text import EngineText
 from companion.i18n import Translator
 from engine.colours import Colour
 
@@ -15,19 +17,35 @@ class Describer:
         self.data = data
         self.names = dict(names)
         self.tr = tr
+        self.engine = EngineText(tr, self.noun, self.name)  # the engine's own sentences, in `tr`'s language
 
     def name(self, colour: Colour | None) -> str:
         if colour is None:
             return "-"
-        return self.names.get(colour) or colour.value.capitalize()
+        return self.tr.player(colour, self.names.get(colour))
 
     def place(self, loc: str) -> str:
         d = self.data
         if loc in d.territories:
-            return str(d.territories[loc].name)
+            return self.tr.territory(str(d.territories[loc].name))
         if loc in d.castle_owner:
             return self.tr("{name}'s castle").format(name=self.name(d.castle_owner[loc]))
+        if loc in d.catalogue:  # a lake: a proper name
+            return str(d.catalogue.get(loc).name)
         return loc
+
+    def noun(self, item_id: str) -> str | None:
+        """Any catalogue item by id (territory, lake, castle, card, artefact) in the active language."""
+        d = self.data
+        if item_id in d.territories:
+            return self.place(item_id)
+        if item_id in d.cards:
+            return self.tr.card(str(d.cards[item_id].name))
+        if item_id in d.artefacts:
+            return self.artefact(item_id)
+        if item_id in d.catalogue:  # lakes and castles: proper names
+            return str(d.catalogue.get(item_id).name)
+        return None
 
     def card(self, card_id: str | None) -> str:
         if card_id is None:
@@ -35,9 +53,8 @@ class Describer:
         spec = self.data.cards.get(card_id)
         if spec is None:
             return card_id
-        if spec.value is not None:
-            return f"{spec.name} ({spec.value})"
-        return str(spec.name)
+        name = self.tr.card(str(spec.name))
+        return f"{name} ({spec.value})" if spec.value is not None else name
 
     def card_value(self, card_id: str | None) -> int | None:
         if card_id is None:
@@ -47,7 +64,7 @@ class Describer:
 
     def artefact(self, art_id: str) -> str:
         spec = self.data.artefacts.get(art_id)
-        return str(spec.name) if spec is not None else art_id
+        return self.tr.artefact(str(spec.name)) if spec is not None else art_id
 
     # ------------------------------------------------------------------------------------- option labels
 

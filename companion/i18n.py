@@ -1,22 +1,98 @@
 """Languages: gettext catalogs in companion/locale/<lang>/LC_MESSAGES/seneschal.po (+ compiled .mo).
 
 Each language uses its rulebook edition's own terms (Dutch: ridders, gebied, vordering, gevecht, Rijksappel;
-Swedish: riddare, territorium, framryckning, strid, borg, spira, äpple). The active `Translator` is passed to
-presenters and screens; nothing reads a global language.
+Swedish: riddare, territorium, framryckning, strid, borg, spira, äpple). Where an edition keeps the English
+printed on the cards and tiles (card, artefact and territory names, "Homelands", "Mayhem"), the catalogs give
+a Dutch or Swedish name instead, so that no English game noun is left on a Dutch or Swedish screen.
+
+Game nouns are translated in one place, here, keyed by what they are (gettext contexts, `Translator.p`):
+catalogue names by their English default name ("card" "Ambush"), territory names by their pattern
+("territory" "Forest of {place}", so an owner's own "Forest of Nevers" is translated too), kinds, artefact
+types and colours by their English word. The engine stays in English; the app's describer (`describe.py`) and
+session ask the `Translator` for every noun they show. A name the catalogs do not know (an owner's own name
+for a tile) is shown as the owner wrote it.
+
+The active `Translator` is passed to presenters and screens; nothing reads a global language.
 """
 
 from __future__ import annotations
 
+import functools
 import gettext
+import re
 from pathlib import Path
+
+from engine.colours import Colour
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "seneschal"
 LANGUAGES: dict[str, str] = {"en": "English", "nl": "Nederlands", "sv": "Svenska"}
 
+# English game nouns, by gettext context. Each is a msgid; the extractor (companion.tools.po) reads these.
+TERRITORY_PATTERNS: tuple[str, ...] = (
+    "{place} Homelands",
+    "{place} Grasslands",
+    "{place} Meadows",
+    "Forest of {place}",
+    "Marshes of {place}",
+    "Village of {place}",
+    "Plains of {place}",
+    "Fort of {place}",
+    "Ruins of {place}",
+    "Cave of {place}",
+    "Shrine of {place}",
+    "City of {place}",
+    "Fortress of {place}",
+    "Abbey of {place}",
+    "Arena of {place}",
+    "Battlefield of {place}",
+    "Mountains of {place}",
+)
+TERRITORY_KINDS: dict[str, str] = {  # engine TerritoryKind value -> English word
+    "grasslands": "Grasslands",
+    "fort": "Fort",
+    "city": "City",
+    "fortress": "Fortress",
+    "cave": "Cave",
+    "battlefield": "Battlefield",
+    "mountains": "Mountains",
+    "village": "Village",
+    "shrine": "Shrine",
+    "marshlands": "Marshlands",
+    "ruins": "Ruins",
+    "abbey": "Abbey",
+    "homelands": "Homelands",
+    "arena": "Arena",
+    "forest": "Forest",
+    "castle": "Castle",
+    "lake": "Lake",
+}
+ARTEFACT_TYPES: dict[str, str] = {"crown": "Crown", "sceptre": "Sceptre", "orb": "Orb"}
+CARD_KINDS: dict[str, str] = {  # engine CardKind value -> English word
+    "conflict": "Conflict card",
+    "ambush": "Ambush card",
+    "support": "Support card",
+    "authority": "Resource card",
+    "call_to_arms": "Resource card",
+    "tactical_advance": "Resource card",
+    "fracture": "Resource card",
+}
+COLOURS: dict[Colour, str] = {c: c.value.capitalize() for c in Colour}  # "Red": msgids with no context
+_PLACE = "{place}"
+
+
+def _pattern(english: str) -> re.Pattern[str]:
+    head, _, tail = english.partition(_PLACE)
+    return re.compile(re.escape(head) + "(?P<place>.+)" + re.escape(tail))
+
+
+_PATTERNS = tuple((p, _pattern(p)) for p in TERRITORY_PATTERNS)
+
 
 class Translator:
-    """`tr("Undo")` -> the active language's text. Switchable at run time (`set_language`)."""
+    """`tr("Undo")` -> the active language's text. Switchable at run time (`set_language`).
+    Game nouns: `tr.territory(name)`, `tr.card(name)`, `tr.artefact(name)`, `tr.kind("forest")`,
+    `tr.artefact_type("orb")`, `tr.colour(Colour.RED)`, `tr.player(colour, name)`."""
 
     def __init__(self, lang: str = "en") -> None:
         self.lang = "en"
@@ -27,16 +103,80 @@ class Translator:
         if lang not in LANGUAGES:
             raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
         self.lang = lang
-        if lang == "en":
-            self._t = gettext.NullTranslations()
-        else:
-            self._t = gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
+        self._t = _translations(lang)
 
     def __call__(self, message: str) -> str:
         return self._t.gettext(message)
 
     def n(self, singular: str, plural: str, n: int) -> str:
         return self._t.ngettext(singular, plural, n)
+
+    def p(self, context: str, message: str) -> str:
+        """The message as meant in `context` ("card", "territory"...): the same English word can need two
+        translations (the card "Skirmish" and the optional rule "Skirmish" are one word in English only)."""
+        return self._t.pgettext(context, message)
+
+    # --------------------------------------------------------------------------------------- game nouns
+
+    def territory(self, name: str) -> str:
+        """A territory's name: the whole name when the catalog has it, else its pattern's translation with
+        the proper name kept ("Forest of Tronçais" -> "Bos van Tronçais"), else the name as it is."""
+        whole = self.p("territory", name)
+        if whole != name or self.lang == "en":
+            return whole
+        for english, pattern in _PATTERNS:
+            m = pattern.fullmatch(name)
+            if m is not None:
+                translated = self.p("territory", english)
+                if translated != english:
+                    return translated.replace(_PLACE, m.group("place"))
+        return name
+
+    def card(self, name: str) -> str:
+        return self.p("card", name)
+
+    def artefact(self, name: str) -> str:
+        return self.p("artefact", name)
+
+    def kind(self, kind: str) -> str:
+        """A territory kind ("forest", or an engine TerritoryKind value) as a word: "Bos"."""
+        english = TERRITORY_KINDS.get(kind)
+        return self.p("territory kind", english) if english else kind
+
+    def artefact_type(self, kind: str) -> str:
+        english = ARTEFACT_TYPES.get(kind)
+        return self.p("artefact type", english) if english else kind
+
+    def artefact_initial(self, kind: str) -> str:
+        """The one letter an artefact chip shows: C/S/O in English, K/S/R in Dutch, K/S/Ä in Swedish."""
+        return self.artefact_type(kind)[:1].upper()
+
+    def card_kind(self, kind: str) -> str:
+        english = CARD_KINDS.get(kind)
+        return self.p("card kind", english) if english else kind
+
+    def colour(self, colour: Colour) -> str:
+        return self(COLOURS[colour])
+
+    def player(self, colour: Colour, name: str | None) -> str:
+        """A player's name; a player with no name of their own (none, or their colour's name in any of our
+        languages: the default) is called by their colour in the active language."""
+        if not name or is_default_name(colour, name):
+            return self.colour(colour)
+        return name
+
+
+@functools.lru_cache(maxsize=len(LANGUAGES))
+def _translations(lang: str) -> gettext.NullTranslations:
+    if lang == "en":
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
+
+
+def is_default_name(colour: Colour, name: str) -> bool:
+    """Whether `name` is just `colour`'s name in one of our languages ("Red", "Rood", "Röd")."""
+    folded = name.strip().casefold()
+    return any(_translations(lang).gettext(COLOURS[colour]).casefold() == folded for lang in LANGUAGES)
 
 
 def N_(message: str) -> str:
@@ -64,9 +204,6 @@ DYNAMIC_MESSAGES: tuple[str, ...] = (
     N_("Roll not taken: roll again. The roller's display may show dice that do not count."),
     N_("Dice roller"),
     N_("Camera"),
-    N_("Fort"),
-    N_("City"),
-    N_("Fortress"),
     N_("arena"),
     N_("ambush"),
     N_("mayhem"),

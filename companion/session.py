@@ -88,10 +88,6 @@ def _rules() -> Any:
     return importlib.import_module("engine.rules")
 
 
-def _verdict_view(v: Any, facts: tuple[str, ...] = ()) -> VerdictView:
-    return VerdictView(bool(v.ok), str(v.sentence), str(v.citation), getattr(v.reason, "value", ""), facts)
-
-
 class EngineSession:
     """One game: engine states (index i = after i actions), the actions, their words, and the store."""
 
@@ -210,7 +206,7 @@ class EngineSession:
                 tiles.append(
                     TileView(
                         tid,
-                        spec.name,
+                        self.describe.place(tid),
                         h.q,
                         h.r,
                         "territory",
@@ -245,7 +241,7 @@ class EngineSession:
                 arts.append(
                     ArtefactView(
                         a.id,
-                        spec.name if spec else a.id,
+                        self.describe.artefact(a.id),
                         spec.type.value if spec else "crown",
                         a.face_up,
                         a.destroyed_on == s.turn,
@@ -293,14 +289,14 @@ class EngineSession:
             return None
         a, d = s.combat_scores()
         spec = s.data.territories.get(b.territory)
-        name = spec.name if spec is not None else self.describe.place(b.territory)
+        name = self.describe.place(b.territory)
         notes = []
         if spec is not None:
             kind = spec.kind.value
             if kind == "grasslands":
                 notes.append(self.tr("Grasslands: attacker +1"))
             elif kind in ("fort", "city", "fortress"):
-                notes.append(self.tr("{name}: defender +1").format(name=self.tr(kind.capitalize())))
+                notes.append(self.tr("{name}: defender +1").format(name=self.tr.kind(kind)))
             elif kind == "arena":
                 notes.append(self.tr("Arena: both roll a die"))
         blocked = spec is not None and spec.kind.value == "mountains"
@@ -321,7 +317,7 @@ class EngineSession:
             if not played:
                 return "?"
             if not b.revealed:
-                return "hidden"
+                return self.tr("hidden")
             return f"{self.describe.card(card_id)} = {value}" if card_id else f"{self.tr('no card')} = 0"
 
         return BattleView(
@@ -436,7 +432,7 @@ class EngineSession:
         if kind is OptionKind.CONFLICT:
             value = self.describe.card_value(getattr(a, "card", None))
         # The facts behind a refusal are worked out when someone asks (`check`), not for every greyed button.
-        v = VerdictView(True, self.tr("Allowed.")) if enabled else _verdict_view(verdict)
+        v = VerdictView(True, self.tr("Allowed.")) if enabled else self._verdict_view(verdict)
         step = STAGE_OF.get(self.state.battle.stage.value, 1) if self.state.battle else self._step(self.state)
         return Option(
             key=repr(a),
@@ -495,7 +491,14 @@ class EngineSession:
 
     def check(self, action: Any) -> VerdictView:
         v = _rules().check(self.state, action)
-        return _verdict_view(v, self.facts(action))
+        return self._verdict_view(v, self.facts(action))
+
+    def _verdict_view(self, v: Any, facts: tuple[str, ...] = ()) -> VerdictView:
+        """The engine's verdict in the active language (its English sentence and citation translated)."""
+        words = self.describe.engine
+        fallback = self.tr("Allowed.") if v.ok else self.tr("Not allowed.")
+        sentence = words.sentence(str(v.sentence), fallback)
+        return VerdictView(bool(v.ok), sentence, words.citation(str(v.citation)), v.reason.value, facts)
 
     def redistribution(self, counts: Mapping[str, int]) -> Any:
         from engine.actions import Redistribute
@@ -528,7 +531,7 @@ class EngineSession:
         s = self.state
         v = rules.check(s, action)
         if not v.ok:
-            raise RefusedError(_verdict_view(v, self.facts(action)))
+            raise RefusedError(self._verdict_view(v, self.facts(action)))
         new_state, events = rules.apply(s, action)
         words = self.describe.action(action, events, s)
         seq = len(self.actions)
@@ -603,7 +606,7 @@ class EngineSession:
         rec = reconcile(state, reading, recent=self.recent_events(n))
         frame = int(getattr(reading, "frame_index", 0))
         discs = tuple(
-            Discrepancy(d.location, dict(d.seen), dict(d.expected), d.sentence)
+            Discrepancy(d.location, dict(d.seen), dict(d.expected), self.describe.engine.sentence(d.sentence))
             for d in getattr(rec, "discrepancies", ()) or ()
         )
         if discs:

@@ -125,7 +125,7 @@ class BattlePresenter(Presenter):
         out = []
         for c, engine_side in ((b.attacker, b.attacker_card), (b.defender, b.defender_card)):
             if engine_side == "?" and c in self.hidden:
-                out.append((c, "hidden"))
+                out.append((c, self.tr("hidden")))
             else:
                 out.append((c, engine_side))
         return out

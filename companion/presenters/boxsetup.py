@@ -81,7 +81,8 @@ class BoxSetupPresenter(Presenter):
         self.calibration = CalibrationStatus()
 
     def rows(self) -> list[BoxRow]:
-        return list(self._rows)
+        """The rows as shown: names in the active language (`tr.kind(row.kind)` names the kind)."""
+        return [replace(r, name=self.tr.territory(r.name)) for r in self._rows]
 
     def adjust(self, row_id: str, field_name: str, delta: int) -> None:
         lo, hi = LIMITS[field_name]

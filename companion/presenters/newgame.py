@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Protocol
 
+from companion.i18n import Translator, is_default_name
 from companion.presenters.base import Presenter
 from companion.services import GameSession
 from engine.colours import Colour
@@ -28,7 +29,6 @@ class ArtefactSource(Enum):
 
 
 VARIANTS: tuple[str, ...] = ("allegiance", "castle_siege", "cut_throat", "skirmish", "mayhem")
-DEFAULT_NAMES: dict[Colour, str] = {c: c.value.capitalize() for c in Colour}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +88,13 @@ class GameFactory(Protocol):
 
 
 class NewGamePresenter(Presenter):
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, tr: Translator | None = None) -> None:
         super().__init__()
         self.rng = rng or random.Random()
+        self.tr = tr or Translator()
+        # A player with no name of their own is called by their colour, in the language of the screen.
         self.players: list[PlayerSetup] = [
-            PlayerSetup(Colour.RED, "Red"),
-            PlayerSetup(Colour.BLUE, "Blue"),
-            PlayerSetup(Colour.YELLOW, "Yellow"),
+            PlayerSetup(c, self.tr.colour(c)) for c in (Colour.RED, Colour.BLUE, Colour.YELLOW)
         ]
         self.variants: set[str] = set()
         self.map_source = MapSource.DEFAULT
@@ -113,7 +113,7 @@ class NewGamePresenter(Presenter):
         free = self.free_colours()
         if len(self.players) >= 6 or not free:
             return
-        self.players.append(PlayerSetup(free[0], DEFAULT_NAMES[free[0]]))
+        self.players.append(PlayerSetup(free[0], self.tr.colour(free[0])))
         self._validate()
 
     def remove_player(self, colour: Colour) -> None:
@@ -126,7 +126,7 @@ class NewGamePresenter(Presenter):
 
     def rename(self, colour: Colour, name: str) -> None:
         self.players = [
-            replace(p, name=name.strip()[:16] or DEFAULT_NAMES[colour]) if p.colour is colour else p
+            replace(p, name=name.strip()[:16] or self.tr.colour(colour)) if p.colour is colour else p
             for p in self.players
         ]
         self._validate()
@@ -139,13 +139,18 @@ class NewGamePresenter(Presenter):
         order = list(Colour)
         nxt = next((c for c in order[order.index(colour) + 1 :] + order if c in free), free[0])
         self.players = [
-            replace(p, colour=nxt, name=DEFAULT_NAMES[nxt] if p.name == DEFAULT_NAMES[colour] else p.name)
+            replace(p, colour=nxt, name=self.tr.colour(nxt) if is_default_name(colour, p.name) else p.name)
             if p.colour is colour
             else p
             for p in self.players
         ]
         if self.first is colour:
             self.first = nxt
+        self._validate()
+
+    def retranslate(self) -> None:
+        """The language changed: players still called by their colour are called so in the new language."""
+        self.players = [replace(p, name=self.tr.player(p.colour, p.name)) for p in self.players]
         self._validate()
 
     def toggle_variant(self, name: str) -> None:

@@ -4,11 +4,15 @@
     python -m companion.tools.po compile   # every companion/locale/*/LC_MESSAGES/seneschal.po -> .mo
     python -m companion.tools.po check     # every message translated, placeholders kept
     python -m companion.tools.po missing   # print the messages a catalog lacks
+    python -m companion.tools.po update    # add the missing messages (empty) and drop unused ones, sorted
+
+A message with a gettext context (`msgctxt`, `Translator.p`) is keyed "context\x04message", as in .mo files.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import struct
 import sys
@@ -16,6 +20,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
 LOCALE = PACKAGE / "locale"
+CONTEXT_SEP = "\x04"
 _CALL = re.compile(r"""(?:\btr|\.tr|\bt|\.t|\bN_)\(\s*(["'])((?:(?!\1)[^\\]|\\.)*)\1\s*[,)]""")
 
 
@@ -35,8 +40,42 @@ def extract() -> set[str]:
 
     found.update(TURN_STEPS, BATTLE_STAGES, GROUP_TITLES.values(), NAV_TITLES.values())
     found.update(s.title for s in SECTIONS)
+    found.update(s.summary for s in SECTIONS)
+    found.update(_nouns())
     found.discard("")
     return found
+
+
+def key(context: str, message: str) -> str:
+    return f"{context}{CONTEXT_SEP}{message}" if context else message
+
+
+def _nouns() -> set[str]:
+    """The game nouns: catalogue names (territories that no pattern names), patterns, kinds, types."""
+    from companion import engine_text
+    from companion.i18n import (
+        _PATTERNS,
+        ARTEFACT_TYPES,
+        CARD_KINDS,
+        COLOURS,
+        TERRITORY_KINDS,
+        TERRITORY_PATTERNS,
+    )
+    from engine.catalogue import load_default_catalogue
+
+    cat = load_default_catalogue()
+    out = {key("territory", p) for p in TERRITORY_PATTERNS}
+    unpatterned = [t.name for t in cat.territories if not any(m.fullmatch(t.name) for _p, m in _PATTERNS)]
+    out |= {key("territory", name) for name in unpatterned}
+    out |= {key("card", c.name) for c in cat.cards}
+    out |= {key("artefact", a.name) for a in cat.artefacts}
+    out |= {key("territory kind", w) for w in TERRITORY_KINDS.values()}
+    out |= {key("artefact type", w) for w in ARTEFACT_TYPES.values()}
+    out |= {key("card kind", w) for w in CARD_KINDS.values()}
+    out |= set(COLOURS.values())
+    out |= {key(engine_text.CONTEXT, t) for t in (*engine_text.SENTENCES, *engine_text.PHRASES)}
+    out |= {key(engine_text.CONTEXT, t) for t in engine_text.action_phrases()}
+    return out
 
 
 def _unquote(text: str) -> str:
@@ -49,17 +88,20 @@ def _unquote(text: str) -> str:
 def parse_po(text: str, source: str = "po") -> dict[str, str]:
     """msgid -> msgstr (the header has msgid ""). Raises ValueError naming the line for anything else."""
     out: dict[str, str] = {}
-    key: str | None = None
+    entry = False
     field: str | None = None
+    msgctxt: str | None = None
     msgid = msgstr = ""
 
     def flush() -> None:
-        nonlocal key, msgid, msgstr
-        if key is not None:
-            if msgid in out:
-                raise ValueError(f"{source}: msgid {msgid!r} appears twice")
-            out[msgid] = msgstr
-        key = None
+        nonlocal entry, msgctxt, msgid, msgstr
+        if entry:
+            k = key(msgctxt or "", msgid)
+            if k in out:
+                raise ValueError(f"{source}: msgid {show(k)!r} appears twice")
+            out[k] = msgstr
+        entry = False
+        msgctxt = None
         msgid = msgstr = ""
 
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -67,15 +109,22 @@ def parse_po(text: str, source: str = "po") -> dict[str, str]:
         if not line or line.startswith("#"):
             continue
         try:
-            if line.startswith("msgid "):
+            if line.startswith("msgctxt "):
                 flush()
-                key, field = "entry", "id"
+                field = "ctxt"
+                msgctxt = _unquote(line[8:])
+            elif line.startswith("msgid "):
+                if field != "ctxt":
+                    flush()
+                entry, field = True, "id"
                 msgid = _unquote(line[6:])
             elif line.startswith("msgstr "):
                 field = "str"
                 msgstr = _unquote(line[7:])
             elif line.startswith('"'):
-                if field == "id":
+                if field == "ctxt":
+                    msgctxt = (msgctxt or "") + _unquote(line)
+                elif field == "id":
                     msgid += _unquote(line)
                 elif field == "str":
                     msgstr += _unquote(line)
@@ -117,15 +166,49 @@ def catalogs() -> list[Path]:
 _FIELDS = re.compile(r"\{[^{}]*\}")
 
 
+def show(k: str) -> str:
+    """A catalog key as people read it: "card | Ambush" for a message with a context."""
+    return k.replace(CONTEXT_SEP, " | ")
+
+
 def problems(po: Path, wanted: set[str]) -> list[str]:
     cat = parse_po(po.read_text(encoding="utf-8"), str(po))
     out = []
-    for msg in sorted(wanted):
-        if not cat.get(msg):
-            out.append(f"{po.parent.parent.name}: untranslated {msg!r}")
-        elif sorted(_FIELDS.findall(msg)) != sorted(_FIELDS.findall(cat[msg])):
-            out.append(f"{po.parent.parent.name}: placeholders differ in {msg!r} -> {cat[msg]!r}")
+    for k in sorted(wanted):
+        msg = k.rpartition(CONTEXT_SEP)[2]
+        if not cat.get(k):
+            out.append(f"{po.parent.parent.name}: untranslated {show(k)!r}")
+        elif sorted(_FIELDS.findall(msg)) != sorted(_FIELDS.findall(cat[k])):
+            out.append(f"{po.parent.parent.name}: placeholders differ in {show(k)!r} -> {cat[k]!r}")
     return out
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def format_po(comments: list[str], catalog: dict[str, str]) -> str:
+    """The .po text: the comment lines, the header entry, then every message sorted (plain ones first, then
+    by context)."""
+    lines = [*comments, 'msgid ""', "msgstr " + _quote(catalog.get("", "")), ""]
+    for k in sorted((k for k in catalog if k), key=lambda k: (CONTEXT_SEP in k, k.casefold(), k)):
+        context, sep, msg = k.rpartition(CONTEXT_SEP)
+        if sep:
+            lines.append("msgctxt " + _quote(context))
+        lines += ["msgid " + _quote(msg), "msgstr " + _quote(catalog[k]), ""]
+    return "\n".join(lines)
+
+
+def update(po: Path, wanted: set[str]) -> tuple[list[str], list[str]]:
+    """Add the wanted messages a catalog lacks (untranslated) and drop the ones nothing shows any more."""
+    text = po.read_text(encoding="utf-8")
+    cat = parse_po(text, str(po))
+    comments = [line for line in text.split('msgid ""', 1)[0].splitlines() if line.startswith("#")]
+    added = sorted(wanted - set(cat))
+    dropped = sorted(set(cat) - wanted - {""})
+    new = {k: v for k, v in cat.items() if k not in dropped} | dict.fromkeys(added, "")
+    po.write_text(format_po(comments, new), encoding="utf-8")
+    return added, dropped
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         for po in catalogs():
             po.with_suffix(".mo").write_bytes(compile_mo(parse_po(po.read_text(encoding="utf-8"), str(po))))
             print(f"compiled {po.with_suffix('.mo')}")
+        return 0
+    if cmd == "update":
+        wanted = extract()
+        for po in catalogs():
+            added, dropped = update(po, wanted)
+            print(f"{po}: {len(added)} added, {len(dropped)} dropped: " + ", ".join(map(show, dropped)))
         return 0
     if cmd in ("check", "missing"):
         wanted = extract()
@@ -148,3 +237,70 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --- English game nouns left on a translated screen ------------------------------------------------------
+
+# English game words beyond the catalogue's names (which `english_game_words` adds itself).
+GAME_WORDS = frozenset(
+    (
+        "knight", "knights", "castle", "castles", "territory", "territories", "lake", "lakes", "battle",
+        "battles", "advance", "advances", "advanced", "redistribute", "redistributed", "redistribution",
+        "crown", "crowns", "sceptre", "sceptres", "orb", "orbs", "card", "cards", "deck", "discard",
+        "conflict",
+        "support", "ambush", "fracture", "fractures", "authority", "resource", "resources", "homelands",
+        "artefact", "artefacts", "dice", "attacker", "defender", "supply", "capacity", "value", "conquer",
+        "conquered", "retreat", "retreats", "points", "score", "turn", "player", "players", "rival",
+    )
+)
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_SMALL = frozenset(["of", "at", "the", "to", "a", "an", "and", "on", "in"])
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def _proper_words() -> set[str]:
+    """Words of the catalogue's proper names (Tronçais, Nivernais, Lac des Settons): the same in every
+    language."""
+    from companion.i18n import _PATTERNS
+    from engine.catalogue import load_default_catalogue
+
+    cat = load_default_catalogue()
+    out: set[str] = set()
+    for t in cat.territories:
+        m = next((m.fullmatch(t.name) for _p, m in _PATTERNS if m.fullmatch(t.name)), None)
+        out |= _words(m.group("place") if m else t.name)
+    for name in [lake.name for lake in cat.lakes] + [castle.name for castle in cat.castles]:
+        out |= _words(name)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _forbidden(lang: str) -> frozenset[str]:
+    from companion.i18n import ARTEFACT_TYPES, CARD_KINDS, COLOURS, TERRITORY_KINDS, TERRITORY_PATTERNS
+    from engine.catalogue import load_default_catalogue
+
+    cat = load_default_catalogue()
+    english: set[str] = set(GAME_WORDS)
+    for text in (
+        *(c.name for c in cat.cards),
+        *(a.name for a in cat.artefacts),
+        *TERRITORY_PATTERNS,
+        *TERRITORY_KINDS.values(),
+        *ARTEFACT_TYPES.values(),
+        *CARD_KINDS.values(),
+        *COLOURS.values(),
+    ):
+        english |= _words(text.replace("{place}", ""))
+    po = LOCALE / lang / "LC_MESSAGES" / "seneschal.po"
+    translated = parse_po(po.read_text(encoding="utf-8"), str(po))
+    same = set().union(*(_words(_FIELDS.sub("", v)) for v in translated.values()))  # the language's own
+    return frozenset(english - same - _proper_words() - _SMALL)
+
+
+def english_game_words(text: str, lang: str) -> set[str]:
+    """The English game nouns (card, artefact and territory words, kinds, colours, knight, castle...) found
+    in `text`, a text shown in `lang`; words that `lang`'s own catalog uses too (Dutch "arena") are fine."""
+    return _words(text) & _forbidden(lang)

@@ -3,12 +3,23 @@ is translated in Dutch and Swedish with its placeholders kept, and switching lan
 
 from __future__ import annotations
 
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
+from typing import Any
+
 import pytest
 
 from companion.i18n import LANGUAGES, Translator
+from companion.presenters.newgame import NewGamePresenter
 from companion.presenters.settings import SettingsPresenter
+from companion.rulebook import SECTIONS
+from companion.session import EngineSession
 from companion.storage import SqliteStorage
-from companion.tools.po import catalogs, compile_mo, extract, parse_po, problems
+from companion.tools.po import catalogs, compile_mo, english_game_words, extract, parse_po, problems
+from engine.colours import Colour
+from engine.playout import choose
 
 
 def test_committed_mo_files_match_their_po() -> None:
@@ -53,3 +64,188 @@ def test_switching_language_is_stored(tmp_path: object) -> None:
 def test_po_parser_reports_bad_lines() -> None:
     with pytest.raises(ValueError, match=":2:"):
         parse_po('msgid "a"\nmsgstr b\n', "x.po")
+
+
+# --- no English game noun on a Dutch or Swedish screen -----------------------------------------------------
+
+
+def _strings(value: object, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Every string a view holds, walking dataclasses, mappings and sequences (ids and codes skipped)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v, skip)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v, skip)]
+    if is_dataclass(value) and not isinstance(value, type):
+        names = [f.name for f in fields(value) if f.name not in skip]
+        return [s for name in names for s in _strings(getattr(value, name), skip)]
+    return []
+
+
+# Fields that hold ids and codes, never shown as words: action keys (reprs), tile/kind/type codes, the engine
+# action, a verdict's reason code.
+_CODES = frozenset(
+    {"key", "id", "kind", "ability", "type", "action", "target", "location", "reason", "territory", "state"}
+)
+
+
+def _reading(session: EngineSession, state: Any, **changed: dict[Colour, int]) -> Any:
+    from companion.pipeline import artefacts_on_table, knights_on_table
+    from engine.reading import TableReading
+
+    knights = {k: dict(v) for k, v in knights_on_table(state, session.board).items()}
+    knights.update(changed)
+    return TableReading(tiles=dict(session.board.tiles), knights=knights, artefacts=artefacts_on_table(state))
+
+
+def _camera_texts(session: EngineSession) -> list[str]:
+    """What the table screen says about camera readings: one that lags behind the last move (what to take
+    off and why), one with a knight too many, a colour that is not playing, an artefact turned over."""
+    state = session.state
+    loc = next(t for t in state.data.territories if state.controller(t) is not None)
+    owner = state.controller(loc)
+    readings = [
+        _reading(session, session.states[-2]),
+        _reading(session, state, **{loc: {owner: state.knights_at(loc)[owner] + 1}}),
+        _reading(session, state, **{loc: {Colour.BLACK: 2}} if Colour.BLACK not in state.order else {}),
+    ]
+    turned = _reading(session, state)
+    arts = dict(turned.artefacts)
+    if arts:
+        first = next(iter(arts))
+        arts[first] = not arts[first]
+    readings.append(type(turned)(tiles=turned.tiles, knights=turned.knights, artefacts=arts))
+    out = []
+    for reading in readings:
+        proposal = session.propose(reading)
+        out += _strings(proposal, _CODES)
+    return out
+
+
+def _screen_texts(session: EngineSession, tr: Translator) -> list[str]:
+    """The words every game screen's presenter produces now (table, turn, battle, referee, history)."""
+    from companion.presenters.battle import BattlePresenter
+    from companion.presenters.history import HistoryPresenter
+    from companion.presenters.referee import RefereePresenter
+    from companion.presenters.table import TablePresenter
+    from companion.presenters.turn import TurnPresenter
+    from companion.services import ManualClock
+    from tests.companion.fakes import FakeRoller
+
+    texts = _strings(session.snapshot(), _CODES) + _strings(session.history(), _CODES)
+    table = TablePresenter(session, ManualClock(), tr)
+    texts += [table.turn_text(), *table.setup_lines()]
+    turn = TurnPresenter(session, tr)
+    texts += _strings(turn.steps(), _CODES) + _strings(turn.groups(), _CODES)
+    for group in turn.groups():
+        turn.select_group(group.kind)
+        texts += [name for _t, name, _e, _o in turn.target_choices()]
+    battle = BattlePresenter(session, FakeRoller((3, 4)), ManualClock(), tr)
+    texts += _strings(battle.stages(), _CODES) + [s for _c, s in battle.conflict_status()]
+    texts += _strings(battle.options_for_prompted(), _CODES)
+    referee = RefereePresenter(session, tr)
+    for topic in referee.topics[:12]:
+        texts += _strings(referee.ask(topic), _CODES)
+    texts += [t for line in HistoryPresenter(session, tr).lines for t in _strings(line, _CODES)]
+    return texts
+
+
+@pytest.mark.parametrize("lang", ["nl", "sv"])
+def test_no_english_game_noun_on_a_dutch_or_swedish_screen(lang: str) -> None:
+    """A whole seeded game with four players (the app holding the cards, so every card and artefact comes up),
+    every screen's texts read after every few moves, the camera's disagreements included."""
+    tr = Translator(lang)
+    players = NewGamePresenter(random.Random(5), tr)
+    players.add_player()
+    session = EngineSession.create(players.config(), SqliteStorage(":memory:"), tr, knowledge="full")
+    rng = random.Random(5)
+    found: dict[str, str] = {}
+    texts: list[str] = [*(tr(s.summary) for s in SECTIONS), *(tr(s.title) for s in SECTIONS)]
+    for move in range(260):
+        if session.state.winner is not None:
+            break
+        if move % 6 == 0 or (session.state.battle is not None and move % 2 == 0):
+            texts += _screen_texts(session, tr)
+        if move % 25 == 1:
+            texts += _camera_texts(session)
+        session.apply(choose(session.state, rng))
+    texts += _screen_texts(session, tr)
+    assert len(texts) > 2000
+    for text in texts:
+        for word in english_game_words(text, lang):
+            found.setdefault(word, text)
+    assert found == {}
+
+
+# --- game nouns and the engine's sentences -------------------------------------------------------------
+
+
+def test_game_nouns_in_each_language() -> None:
+    nl, sv, en = Translator("nl"), Translator("sv"), Translator("en")
+    assert nl.territory("Forest of Tronçais") == "Bos van Tronçais"
+    assert sv.territory("Morvan Homelands") == "Närprovinsen Morvan"
+    # An owner's own tile follows its pattern; a name with no pattern stays as the owner wrote it.
+    assert nl.territory("Forest of Nevers") == "Bos van Nevers" and nl.territory("Le Puy") == "Le Puy"
+    assert (nl.card("Ambush"), sv.card("Call to Arms")) == ("Hinderlaag", "Mönstring")
+    assert (sv.artefact("Orb of Greed"), en.artefact("Orb of Greed")) == ("Girighetens äpple", "Orb of Greed")
+    assert [t.artefact_initial(k) for t in (en, nl, sv) for k in ("crown", "orb")] == list("COKRKÄ")
+    assert nl.kind("homelands") == "Thuislanden" and sv.card_kind("support") == "Stödkort"
+    # A player without a name of their own is called by their colour in the language shown now.
+    assert [sv.player(Colour.RED, n) for n in ("Red", "Rood", "", "Ann")] == ["Röd", "Röd", "Röd", "Ann"]
+
+
+def test_new_game_players_are_called_by_their_colour_in_the_screen_s_language() -> None:
+    tr = Translator("nl")
+    p = NewGamePresenter(random.Random(1), tr)
+    p.rename(Colour.BLUE, "Ann")
+    assert [x.name for x in p.players] == ["Rood", "Ann", "Geel"]
+    tr.set_language("sv")
+    p.retranslate()
+    assert [x.name for x in p.players] == ["Röd", "Ann", "Gul"]
+
+
+def test_the_engine_s_sentences_in_dutch_and_swedish() -> None:
+    from companion.engine_text import EngineText
+
+    names = {"T10": "Bos van Tronçais", "C04": "Stoutmoedige aanval"}
+    said = EngineText(Translator("nl"), names.get, lambda c: {Colour.RED: "Ann"}.get(c, c.value))
+    held = said.sentence("Red does not hold Audacious Charge (C04).")
+    assert held == "Ann heeft Stoutmoedige aanval niet op handen."
+    assert said.sentence("It is Red's turn, not Blue's.") == "Ann is aan de beurt, niet blue."
+    assert said.citation("Make an Advance, p.11") == "Een vordering maken, p. 11"
+    assert said.citation("R24") == "R24"
+    new = "A sentence the engine has just made up."
+    assert said.sentence(new, "Niet toegestaan.") == "Niet toegestaan."
+    assert EngineText(Translator("en"), names.get, lambda c: "Ann").sentence(new, "Not allowed.") == new
+
+
+def test_every_sentence_the_referee_says_has_a_template() -> None:
+    """Games played with every kind of question put to the referee (each option, the usual wrong moves):
+    a sentence or citation no template matches would reach a Dutch or Swedish table as "Not allowed."."""
+    from engine import actions as A
+    from engine.rules import check
+
+    unmatched: set[str] = set()
+    for seed in range(3):
+        session = EngineSession.create(
+            NewGamePresenter(random.Random(seed)).config(), SqliteStorage(":memory:"), knowledge="full"
+        )
+        rng = random.Random(seed)
+        words = session.describe.engine
+        for move in range(300):
+            s = session.state
+            if s.winner is not None:
+                break
+            tries: list[Any] = [o.action for o in session.referee_topics() if o.action is not None]
+            if move % 4 == 0:
+                for c in s.order:
+                    tries += [A.PlayCallToArms(c), A.UseCrown(c), A.SkipAdvance(c), A.EndTurn(c)]
+                tries += [A.Advance(s.current, t, n) for t in list(s.data.territories)[::3] for n in (2, 9)]
+            for action in tries:
+                v = check(s, action)
+                for text in (v.sentence, v.citation) if not v.ok else ():
+                    if not re.fullmatch(r"R\d+\w?", text) and words._sentence(text, 0) is None:
+                        unmatched.add(text)
+            session.apply(choose(s, rng))
+    assert unmatched == set()
