@@ -4,14 +4,15 @@ The engine speaks English only and names things its own way ("Forest of Tronçai
 are matched against English templates (`SENTENCES`, msgids in the gettext context "engine"); what a template
 leaves open is put into words on its own: a catalogue name with its id becomes the noun in the active language
 (`Translator.territory/card/artefact`, without the id), a colour the player's name (the colour's name in a
-field called `colour`), a fixed phrase (`PHRASES`, the engine's action kinds and dice tags) its translation,
-a list item by item, a part that is itself a sentence by its own template, and anything else stays as it is
-(numbers, ids). Citations ("Make an Advance, p.11") name the section as each edition does.
+field called `colour`), a fixed phrase (`PHRASES`, the engine's action kinds and dice tags, and the sections
+of `engine.rulebook.Rule`) its translation, a list item by item, a part that is itself a sentence by its own
+template, and anything else stays as it is (numbers, ids). Citations ("Make an Advance, p.11") name the
+section as each edition does.
 
 The templates are the engine's words, so they follow the engine: `tests/companion/test_i18n.py` plays games,
-asks the referee about every option and a set of wrong moves, and fails on a sentence no template matches.
-At run time such a sentence is shown as the engine said it in English, and as "Not allowed." in another
-language (the facts listed beside a verdict still say what the game looks like).
+asks the referee about every option and a set of wrong moves, and fails on a sentence no template matches. At
+run time such a sentence is shown as the engine said it in English, and as "Not allowed." in another language
+(the facts listed beside a verdict still say what the game looks like).
 """
 
 from __future__ import annotations
@@ -135,6 +136,12 @@ SENTENCES: tuple[str, ...] = (
     "{moves}, and it died there on conquest ({what}, page 7)",
     "{moves}, and {n} died there on conquest ({what}, page 7)",
     "{moves}, and {knights} went into their castle ({what}, page 7)",
+    # companion.calibrate: the dice colours measured on the castles (English, like the engine)
+    "the camera cannot read the table yet ({why}): are the castles' stickers in view?",
+    "no die on the {colour} castle ({castle})",
+    "no castle in view: put the castles (with their stickers) where the camera sees them",
+    "the die on the {colour} castle looks {colour2}: is it a {colour3} die?",
+    "{colour} and {colour2} dice look too alike in this light ({n} apart): more light, or measure again",
     # citations: "Make an Advance, p.11", "Order of Battle §4, p.12", "Iconography, pp.6-7"
     "{section}, p.{page}",
     "{section}, pp.{page}",
@@ -162,6 +169,7 @@ PHRASES: tuple[str, ...] = (
     "none",
     "nothing",
     "no knights",
+    "no map in view",
     " and ",
     # dice tags and causes of knights lost or gained (engine.reconcile)
     "arena",
@@ -183,30 +191,23 @@ PHRASES: tuple[str, ...] = (
     "for conquering the shrine (page 7, R43)",
     "for the call to arms",
     "placed at the start of the turn (page 8)",
-    # the sections citations name
-    "Place Knights",
-    "Play Resources",
-    "Fracture",
-    "Use Crowns",
-    "Redistribute Knights",
-    "Line of Supply",
-    "Make an Advance",
-    "Battle",
-    "Restore Artefacts",
-    "Aim of the Game",
-    "Iconography",
-    "Taking a Turn",
-    "Allegiance",
-    "Castle Siege",
-    "Order of Battle",
-    "Components",
-    "Setting Up",
 )
 
 _FIELD = re.compile(r"\{(\w+)\}")
 _ID = re.compile(r"[TCAKL]\d{1,2}")
 _NAMED = re.compile(r"(?P<name>.+) \((?P<id>[TCAKL]\d{1,2})\)")
 _COLOURS = {c.value: c for c in Colour}
+
+
+_CITATION = re.compile(r"(?P<section>.+?)(?: §\d+)?, pp?\.[\d-]+")
+
+
+def citation_sections() -> tuple[str, ...]:
+    """The rulebook sections the citations name ("Make an Advance"), declared by `engine.rulebook`."""
+    from engine.rulebook import Rule
+
+    found = (_CITATION.fullmatch(r.citation) for r in Rule)
+    return tuple(sorted({m.group("section") for m in found if m is not None}))
 
 
 def action_phrases() -> tuple[str, ...]:

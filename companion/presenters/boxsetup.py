@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from companion.engine_text import EngineText
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import UiClock
@@ -184,14 +185,17 @@ class BoxSetupPresenter(Presenter):
         return ok
 
     def _calibration_sentence(self, c: CalibrationStatus) -> str:
-        if c.problems:
-            return "; ".join(c.problems)
+        said = EngineText(self.tr, lambda _id: None, self.tr.colour)  # calibrate.py speaks English
+        problems = [said.sentence(p) for p in c.problems]
+        notes = [said.sentence(n) for n in c.notes]
+        if problems:
+            return "; ".join(problems)
         if c.measured:
             text = self.tr("Measured: {colours}.").format(
                 colours=", ".join(self.tr(x.capitalize()) for x in c.measured)
             )
-            return text + (" " + "; ".join(c.notes) if c.notes else "")
-        return "; ".join(c.notes) or self.tr("No die found on a castle.")
+            return text + (" " + "; ".join(notes) if notes else "")
+        return "; ".join(notes) or self.tr("No die found on a castle.")
 
     def calibration_rows(self) -> list[tuple[str, str]]:
         """(colour value, "measured" | "saved" | "default") for every colour of the box."""

@@ -74,7 +74,8 @@ def _nouns() -> set[str]:
     out |= {key("card kind", w) for w in CARD_KINDS.values()}
     out |= set(COLOURS.values())
     out |= {key(engine_text.CONTEXT, t) for t in (*engine_text.SENTENCES, *engine_text.PHRASES)}
-    out |= {key(engine_text.CONTEXT, t) for t in engine_text.action_phrases()}
+    declared = (*engine_text.action_phrases(), *engine_text.citation_sections())  # by the engine itself
+    out |= {key(engine_text.CONTEXT, t) for t in declared}
     return out
 
 

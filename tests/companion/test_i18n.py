@@ -1,5 +1,7 @@
 """Translations: the committed .mo files are what the .po files compile to, every message the app shows
-is translated in Dutch and Swedish with its placeholders kept, and switching language works at run time."""
+is translated in Dutch and Swedish with its placeholders kept, switching language works at run time, every
+game noun and every sentence the engine says reaches a Dutch or Swedish table in its language, and no English
+game noun is left in what the screens' presenters show over a whole game."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -151,8 +154,26 @@ def _screen_texts(session: EngineSession, tr: Translator) -> list[str]:
     return texts
 
 
+def _box_setup_texts(tr: Translator, tmp: Path) -> list[str]:
+    """Box setup: the tile rows, and what the dice-colour check says (calibrate.py's own notes)."""
+    from types import SimpleNamespace
+
+    from companion.box import CatalogueBox
+    from companion.calibrate import samples_on_castles
+    from companion.presenters.boxsetup import BoxSetupPresenter, CalibrationStatus
+
+    box = BoxSetupPresenter(CatalogueBox(tmp), None, tr)
+    texts = [r.name for r in box.rows()] + [tr.kind(r.kind) for r in box.rows()]
+    seen = SimpleNamespace(knights=SimpleNamespace(seen=("K3",), dice=()), white=None)
+    nothing = SimpleNamespace(knights=SimpleNamespace(seen=(), dice=()))
+    for result in (SimpleNamespace(knights=None, message=""), seen, nothing):
+        _samples, notes = samples_on_castles(None, result, {"K3": Colour.YELLOW, "K9": Colour.RED})
+        texts.append(box._calibration_sentence(CalibrationStatus(("red",), tuple(notes))))
+    return texts
+
+
 @pytest.mark.parametrize("lang", ["nl", "sv"])
-def test_no_english_game_noun_on_a_dutch_or_swedish_screen(lang: str) -> None:
+def test_no_english_game_noun_on_a_dutch_or_swedish_screen(lang: str, tmp_path: Path) -> None:
     """A whole seeded game with four players (the app holding the cards, so every card and artefact comes up),
     every screen's texts read after every few moves, the camera's disagreements included."""
     tr = Translator(lang)
@@ -162,6 +183,7 @@ def test_no_english_game_noun_on_a_dutch_or_swedish_screen(lang: str) -> None:
     rng = random.Random(5)
     found: dict[str, str] = {}
     texts: list[str] = [*(tr(s.summary) for s in SECTIONS), *(tr(s.title) for s in SECTIONS)]
+    texts += _box_setup_texts(tr, tmp_path) + [p.name for p in players.players]
     for move in range(260):
         if session.state.winner is not None:
             break
