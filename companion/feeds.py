@@ -21,6 +21,7 @@ _STATUS = {
     "camera lost": FeedStatus.LOST,
     "corrupted frame": FeedStatus.RUNNING,
     "no tags": FeedStatus.NO_MAP,
+    "blurred": FeedStatus.RUNNING,  # a frame too smeared to read: the last reading stands
     "half a board": FeedStatus.RUNNING,
     "ended": FeedStatus.OFF,
     "error": FeedStatus.LOST,
@@ -148,6 +149,10 @@ class VisionFeed:
     def _update(self, update: Any) -> None:
         status = _STATUS.get(getattr(update.status, "value", ""), FeedStatus.RUNNING)
         text = str(update.message)
+        read = getattr(update.result, "status", None) if update.fresh else None
+        if status is FeedStatus.RUNNING and read is not None:  # what the reader made of the frame
+            status = _STATUS.get(getattr(read, "value", ""), FeedStatus.RUNNING)
+            text = str(getattr(update.result, "message", "")) or text
         if (status, text) != (self._status, self._text):
             self._status, self._text = status, text
             if self._on_status is not None:

@@ -56,6 +56,7 @@ from engine.colours import Colour
 from engine.hexgrid import Hex
 from engine.reading import TableReading
 from vision.artefacts import ArtefactObservation, ArtefactTracker
+from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
 from vision.changes import ChangeWatch
 from vision.geometry import mean_radius
@@ -102,6 +103,7 @@ class MapView:
     problems: tuple[str, ...] = ()
     tile_tags: Mapping[str, Sequence[FloatArray]] = field(default_factory=dict)  # tile id -> stickers read
     source: Any = None  # the original map reading, for annotation
+    sharpness: Sharpness | None = None  # as the map reader measured it; None: on `tag_quads` (`vision.blur`)
 
 
 MapReader = Callable[[Image], MapView]
@@ -176,11 +178,23 @@ def _turned(q: int, r: int, k: int) -> tuple[int, int]:
 
 
 def align_tiles(new: Mapping[Hex, str], stable: Mapping[Hex, str]) -> dict[Hex, str]:
-    """`new` expressed in `stable`'s hex coordinates: the turn and shift under which most tile ids agree."""
-    if not new or not stable:
+    """`new` expressed in `stable`'s hex coordinates, as far as the tiles both hold fix them.
+
+    A frame numbers its hexes from what it sees; only tiles it shares with `stable` say how its numbering
+    lies on `stable`'s (a turn by sixths and a shift). The alignments that the most shared tiles agree on,
+    and a majority of them, are the candidates; a tile of `new` is placed only where every candidate puts
+    it. So a frame sharing no tile with `stable` (another table, or too little of this one in view), or one
+    tile only (its turn is anyone's guess), or tiles that disagree with no majority, places no tile it
+    cannot place for sure: those are left out, never put on a guessed hex. With `stable` empty, `new` is
+    taken as it is."""
+    if not stable:
         return dict(new)
     where = {tid: (h.q, h.r) for h, tid in stable.items()}
-    best: tuple[int, int, tuple[int, int]] | None = None
+    shared = sum(1 for tid in new.values() if tid in where)
+    if not shared:
+        return {}
+    best: list[tuple[int, tuple[int, int]]] = []
+    most = 0
     for k in range(_ROTATIONS):
         # votes as plain pairs: a Hex per vote cost 2 ms a frame
         votes: Counter[tuple[int, int]] = Counter()
@@ -189,14 +203,20 @@ def align_tiles(new: Mapping[Hex, str], stable: Mapping[Hex, str]) -> dict[Hex, 
                 q, r = _turned(h.q, h.r, k)
                 wq, wr = where[tid]
                 votes[wq - q, wr - r] += 1
-        if votes:
-            shift, n = votes.most_common(1)[0]
-            if best is None or n > best[0]:
-                best = (n, k, shift)
-    if best is None:
-        return dict(new)
-    _n, k, (dq, dr) = best
-    return {Hex(q + dq, r + dr): tid for h, tid in new.items() for q, r in (_turned(h.q, h.r, k),)}
+        for shift, n in votes.items():
+            if n > most:
+                best, most = [(k, shift)], n
+            elif n == most:
+                best.append((k, shift))
+    if 2 * most <= shared:
+        return {}
+    placed: dict[Hex, str] = {}
+    for h, tid in new.items():
+        spots = {(q + dq, r + dr) for k, (dq, dr) in best for q, r in (_turned(h.q, h.r, k),)}
+        if len(spots) == 1:
+            q, r = spots.pop()
+            placed[Hex(q, r)] = tid
+    return placed
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +233,7 @@ class _MapSide:
     # share of each tile's outline under the skin mask
     looks: Mapping[str, list[tuple[FloatArray, tuple[float, float]]]] = field(default_factory=dict)
     skin: Mapping[str, float] = field(default_factory=dict)
+    sharpness: Sharpness = field(default_factory=Sharpness)
 
 
 class TableReader:
@@ -257,6 +278,7 @@ class TableReader:
         self.dice_ahead = dice_ahead
         self._outlines: tuple[tuple[int, ...], dict[str, FloatArray]] | None = None  # last whole read's
         self._worker: ThreadPoolExecutor | None = None
+        self._foreign_frames = 0  # frames in a row whose map shares no tile with the stable one
 
     @property
     def stable(self) -> TableReading:
@@ -304,12 +326,14 @@ class TableReader:
         timings["map"] = side.map_ms
         if found is not None:  # the map's time overlaps the dice's: both were in after this
             timings["map_and_dice"] = (t1 - t0) * 1000
+        if side.sharpness.blurred:
+            self._nothing_seen(index)
+            return self._keep(index, Status.BLURRED, blurred(side.sharpness), map=view, timings_ms=timings)
         if not view.tiles:
             self._nothing_seen(index)
             why = "; ".join(view.problems) if view.problems else "no tile stickers found in the frame"
             return self._keep(index, Status.NO_TAGS, why, map=view, timings_ms=timings)
-        stable_tiles = dict(self.stabilizer.current().tiles)
-        tiles = align_tiles(view.tiles, stable_tiles)
+        stable_tiles, tiles = self._placed(view)
         status, message = Status.OK, f"{len(tiles)} tiles"
         # Out of view: known tiles with no outline in this frame, or one mostly outside it. Tiles whose
         # stickers are merely covered are still placed by the lattice (`inferred`): occluded, not gone.
@@ -323,6 +347,8 @@ class TableReader:
                 f"{len(stable_tiles) - len(out_of_view)} of {len(stable_tiles)} tiles in view; "
                 f"out of view: {', '.join(out_of_view)}"
             )
+        if len(tiles) < len(view.tiles):
+            message += f" ({len(view.tiles) - len(tiles)} seen that the known map cannot place yet)"
 
         polygons, knights = self._knights(frame, view, white, found=found)
         self._outlines = (frame.shape, polygons)
@@ -364,6 +390,23 @@ class TableReader:
         )
         self._remember(frame, result, polygons)
         return result
+
+    def _placed(self, view: MapView) -> tuple[dict[Hex, str], dict[Hex, str]]:
+        """The stable map, and `view`'s tiles in its numbering (`align_tiles`: only those it can place).
+        A frame that shares no tile with the stable map places none; after `hold_frames` such frames in a
+        row, each with two tiles or more, another table has taken this one's place: its map becomes the stable
+        one, as the first table's did."""
+        stable = dict(self.stabilizer.current().tiles)
+        shared = set(view.tiles.values()) & set(stable.values())
+        if not stable or shared or len(view.tiles) < 2:
+            self._foreign_frames = 0
+            return stable, align_tiles(view.tiles, stable)
+        self._foreign_frames += 1
+        if self._foreign_frames < self.stabilizer.hold_frames:
+            return stable, {}
+        self._foreign_frames = 0
+        self.stabilizer.set_tiles({})
+        return {}, dict(view.tiles)
 
     def _remember(self, frame: Image, result: FrameResult, polygons: Mapping[str, FloatArray]) -> None:
         """Keep what the next frame may build on: only a frame read cleanly (every location seen and none
@@ -426,6 +469,10 @@ class TableReader:
         view, kept = previous.map, previous.knights
         if view is None or kept is None:
             raise AssertionError("a frame kept for the next one always has a map and knights")
+        sharpness = sticker_sharpness(frame, view.tag_quads)  # the stickers are where they were
+        if sharpness.blurred:
+            self._nothing_seen(index)
+            return self._keep(index, Status.BLURRED, blurred(sharpness), reread=Reread.CHANGED)
         polygons, fresh = self._knights(frame, view, previous.white, looked)
         knights = merged(kept, fresh, looked)
         now = (time.perf_counter() - t0) * 1000
@@ -497,19 +544,22 @@ class TableReader:
         too). Touches no state of the reader."""
         start = time.perf_counter()
         view = self.map_reader(frame)
+        sharpness = view.sharpness
+        if sharpness is None:
+            sharpness = sticker_sharpness(frame, view.tag_quads) if view.tag_quads else frame_sharpness(frame)
         map_ms = (time.perf_counter() - start) * 1000
-        if not view.tiles:
-            return _MapSide(view, map_ms)
+        if not view.tiles or sharpness.blurred:
+            return _MapSide(view, map_ms, sharpness=sharpness)
         start = time.perf_counter()
         white = sticker_white(frame, list(view.tag_quads)) if view.tag_quads else None
         looks = {tid: [(q, _look(frame, q)) for q in quads] for tid, quads in view.tile_tags.items()}
         if not self.detect_occluders:
-            return _MapSide(view, map_ms, white, looks=looks)
+            return _MapSide(view, map_ms, white, looks=looks, sharpness=sharpness)
         scale = occluder_scale(view.polygons.values())
         mask = occluder_mask(frame, white, scale=scale, full_size=False)
         skin = {tid: mask_share(mask, poly, scale) for tid, poly in view.polygons.items()}
         elapsed = (time.perf_counter() - start) * 1000
-        return _MapSide(view, map_ms, white, mask, scale, elapsed, looks, skin)
+        return _MapSide(view, map_ms, white, mask, scale, elapsed, looks, skin, sharpness)
 
     def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
         """A frame that looks like the last one read: its reading again, as this frame's observation."""
@@ -596,6 +646,14 @@ class TableReader:
                 self._occluded_run[tid] = 0
             self._max_tags[tid] = max(best, n)
         return occluded
+
+
+def blurred(sharpness: Sharpness) -> str:
+    """The status message of a blurred frame."""
+    return (
+        "the picture is blurred (the camera or a hand moving, or out of focus): this frame is not read; "
+        + sharpness.describe()
+    )
 
 
 def _look(frame: Image, quad: FloatArray) -> tuple[float, float]:

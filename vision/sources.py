@@ -50,6 +50,7 @@ class Status(Enum):
     CAMERA_LOST = "camera lost"  # the device or stream stopped answering; reconnecting
     CORRUPTED_FRAME = "corrupted frame"  # a frame that cannot be decoded (skipped)
     NO_TAGS = "no tags"  # a picture, but none of our stickers in it
+    BLURRED = "blurred"  # the picture is smeared (camera moving, out of focus): not read, last reading kept
     HALF_BOARD = "half a board"  # part of the known board is out of view or hidden
     ENDED = "ended"  # a file or folder has no more frames
     ERROR = "error"  # processing failed on this frame (a bug; logged with its traceback)

@@ -163,6 +163,13 @@ class Stabilizer:
         self._occluded: frozenset[str] = frozenset()
         self._unseen: frozenset[str] = frozenset()
 
+    def set_tiles(self, tiles: Mapping[Hex, str]) -> None:
+        """Make `tiles` the stable map, forgetting every other (a map confirmed by the owner, or another
+        table taking this one's place)."""
+        self._tiles = Hysteresis(self.hold_frames)
+        for h, tile in tiles.items():
+            self._tiles.set_stable(h, tile)
+
     def seed(
         self, knights: Mapping[str, Mapping[Colour, int]], tiles: Mapping[Hex, str] | None = None
     ) -> None:

@@ -160,6 +160,40 @@ def test_tiles_are_aligned_to_the_stable_map_whatever_the_lattice_origin() -> No
     assert align_tiles(LAYOUT, {}) == LAYOUT
 
 
+def test_tiles_the_stable_map_cannot_place_are_left_out_never_put_on_a_guessed_hex() -> None:
+    stable = {h: t for h, t in LAYOUT.items() if t in ("T01", "T02", "T03")}
+    shifted = {h + Hex(2, -1): t for h, t in LAYOUT.items()}  # the frame's own numbering
+    # nothing in common: another table, or too little of this one in view
+    others = {h + Hex(5, 5): t for h, t in LAYOUT.items() if t not in ("T01", "T02", "T03")}
+    assert align_tiles(others, stable) == {}
+    # one tile in common fixes its own hex, not the turn: the others stay out
+    one = {h: t for h, t in shifted.items() if t in ("T01", "T04", "T05", "K2")}
+    assert align_tiles(one, stable) == {Hex(0, 0): "T01"}
+    # two in common fix the turn and shift: everything lands on its own hex
+    assert align_tiles(shifted, stable) == LAYOUT
+    # two in common that disagree (no majority): nothing is placed
+    apart = {Hex(0, 0): "T01", Hex(2, 0): "T02", Hex(0, 2): "T04"}  # T01 and T02 are neighbours in `stable`
+    assert align_tiles(apart, stable) == {}
+    # a majority places the tiles, and a tile the frame sees elsewhere lands where the frame sees it
+    moved = dict(shifted)
+    moved[Hex(4, -4)] = moved.pop(Hex(0, 0) + Hex(2, -1))  # T01 moved away; T02 and T03 agree
+    got = align_tiles(moved, stable)
+    assert got[Hex(2, -3)] == "T01" and all(got[h] == t for h, t in LAYOUT.items() if t != "T01")
+
+
+def test_a_frame_of_another_table_places_nothing_until_it_has_held() -> None:
+    """Frames sharing no tile with the stable map add nothing to it; held for `hold_frames` frames, that
+    other table's map replaces the stable one (a new set-up), in its own numbering."""
+    oracle = Oracle()
+    reader = oracle.reader(hold=2)
+    run(reader, oracle, [spec(BEFORE)] * 2)
+    assert dict(reader.stable.tiles) == LAYOUT
+    other = {Hex(5, 5): "T20", Hex(6, 5): "T21", Hex(5, 6): "T22", Hex(6, 4): "K3"}
+    results = run(reader, oracle, [SceneSpec(other, {}, layout_seed=9)] * 4, start_seed=50)
+    assert "cannot place" in results[0].message and dict(results[0].reading.tiles) == LAYOUT
+    assert dict(results[-1].reading.tiles) == other
+
+
 @pytest.mark.parametrize(
     "make", [lambda: None, lambda: "not an image", lambda: np.zeros((0, 0, 3), np.uint8)]
 )
