@@ -964,8 +964,11 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.attach(self.services.factory.resume(game_id))
 
     def attach(self, session: GameSession) -> None:
-        """Wire presenters to a game session (new or resumed) and show the table."""
+        """Wire presenters to a game session (new or resumed) and show the table; the camera keeps the
+        game's map from now on (the owner confirmed it by starting the game)."""
         self.session = session
+        if self.camera is not None:
+            self.camera.confirm_map({(t.q, t.r): t.id for t in session.snapshot().tiles})
         self.game_id = getattr(session, "game_id", None)
         tr, clock = self.tr, self.clock
         self.table = TablePresenter(

@@ -3,7 +3,8 @@
 the UI thread between its drawing calls).
 
 Parent → child: ("table", SceneSpec) for the demo's pretend table, ("sample", {castle id: colour}) to measure
-the dice on the castles (box setup), ("calibration", JSON) to use new dice colours, ("stop",).
+the dice on the castles (box setup), ("calibration", JSON) to use new dice colours, ("map", [[q, r, tile id],
+...]) the map the owner confirmed, ("stop",).
 Child → parent: ("status", value, text), ("reading", TableReading JSON), ("preview", JPEG bytes) at most
 twice a second, downscaled, ("samples", {colour: DieSample JSON}, [notes]) in answer to "sample".
 """
@@ -112,6 +113,8 @@ def _child(
                 except Exception as exc:  # told to the players, never the end of the camera
                     found, notes = {}, [f"cannot measure the dice: {exc}"]
                 send(("samples", found, notes))
+            elif msg[0] == "map":
+                feed.confirm_map({(int(q), int(r)): str(t) for q, r, t in msg[1]})
             elif msg[0] == "calibration" and hasattr(rdr, "calibration"):
                 from vision.calibration import ColourCalibration
 
@@ -229,6 +232,12 @@ class ProcessFeed:
         if self._conn is not None:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(("calibration", doc))
+
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
+        """The map the owner confirmed: the camera process keeps it (`VisionFeed.confirm_map`)."""
+        if self._conn is not None:
+            with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
+                self._conn.send(("map", [[q, r, t] for (q, r), t in sorted(tiles.items())]))
 
     def set_table(self, spec: Any) -> None:
         """The demo's pretend table changed (the synthetic camera in the child renders it)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.services import FeedStatus
@@ -99,6 +99,7 @@ class VisionFeed:
         self._last: tuple[Any, Any] | None = None  # (raw frame, the reader's result for it)
         self._on_reading: Callable[[Any], None] | None = None
         self._on_status: Callable[[FeedStatus, str], None] | None = None
+        self._map: dict[tuple[int, int], str] | None = None  # a map confirmed, for the worker to pass on
         self.readings_posted = 0
 
     @property
@@ -128,11 +129,19 @@ class VisionFeed:
     def latest_preview(self) -> Any:
         return self._preview
 
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
+        """The map the owner confirmed: passed to the reader before the next frame (in the worker, so the
+        caller never waits for a frame), when the reader takes one (`vision.pipeline.TableReader`)."""
+        self._map = dict(tiles)
+
     def latest(self) -> tuple[Any, Any] | None:
         """The last raw frame and the reader's result for it (for measuring dice colours at box setup)."""
         return self._last
 
     def _process(self, frame: Any) -> Any:
+        tiles, self._map = self._map, None
+        if tiles is not None:
+            self._confirm(tiles)
         result = self.reader.read(frame.image, frame.index)
         self._last = (frame.image, result)
         if self.annotate:
@@ -145,6 +154,18 @@ class VisionFeed:
         else:
             self._preview = frame.image
         return result
+
+    def _confirm(self, tiles: Mapping[tuple[int, int], str]) -> None:
+        from engine.hexgrid import Hex
+        from vision.pipeline import ConfirmsMap
+        from vision.tracking import MapConflictError
+
+        if isinstance(self.reader, ConfirmsMap):
+            try:
+                self.reader.confirm_map({Hex(q, r): t for (q, r), t in tiles.items()})
+            except MapConflictError as exc:  # a map naming a tile twice: told, never the end of the camera
+                if self._on_status is not None:
+                    self._on_status(self._status, str(exc))
 
     def _update(self, update: Any) -> None:
         status = _STATUS.get(getattr(update.status, "value", ""), FeedStatus.RUNNING)

@@ -297,8 +297,14 @@ class Replayer:
         return reading
 
     def settle(self) -> None:
-        """Before the first move: the camera learns the map and the starting knights."""
+        """Before the first move: the camera learns the map and the starting knights, and keeps the game's map
+        from then on (`vision.pipeline.TableReader.confirm_map`), as the app's camera does once a game is
+        started."""
         reading = self.look(self.truth)
+        from vision.pipeline import ConfirmsMap
+
+        if isinstance(self.reader, ConfirmsMap) and self.board is not None:
+            self.reader.confirm_map(dict(self.board.tiles))
         proposal = self.session.propose(reading)
         if proposal.options or proposal.discrepancies:
             raise CompanionError(

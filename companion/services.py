@@ -285,6 +285,14 @@ class ReadingFeed(Protocol):
 
 
 @runtime_checkable
+class MapConfirming(Protocol):
+    """A `ReadingFeed` that can be told the map the owner confirmed (tile ids by axial (q, r), the game's
+    numbering): its camera then keeps that map and tracks only its own pose over it."""
+
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None: ...
+
+
+@runtime_checkable
 class Roller(Protocol):
     @property
     def status(self) -> RollerStatus: ...

@@ -40,13 +40,14 @@ its usual one (so a die left over a sticker cannot freeze the table's readings f
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -59,7 +60,7 @@ from vision.artefacts import ArtefactObservation, ArtefactTracker
 from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
 from vision.changes import ChangeWatch
-from vision.geometry import mean_radius
+from vision.geometry import apply_homography, mean_radius
 from vision.knights import (
     DiceReader,
     KnightsReading,
@@ -73,6 +74,7 @@ from vision.knights import (
 )
 from vision.sources import CorruptedFrameError, Frame, Status, check_image
 from vision.stability import FrameObservation, Stabilizer, StableTable
+from vision.tracking import MapConflictError, Pose, TableMap, Track, TrackedFrame, TrackedReader, table_map
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -116,6 +118,21 @@ class Reread(Enum):
     WHOLE = "whole"
     CHANGED = "changed"
     NOTHING = "nothing"
+
+
+@runtime_checkable
+class ConfirmsMap(Protocol):
+    """A reader that can be told the map the owner confirmed (`TableReader.confirm_map`)."""
+
+    def confirm_map(self, tiles: Mapping[Hex, str]) -> object: ...
+
+
+class MapMode(Enum):
+    """How the reader knows the map: read afresh from every frame, or the map the owner confirmed."""
+
+    READING = "reading"  # no map confirmed: each frame's map is read from its stickers
+    WAITING = "waiting"  # a map confirmed; waiting for a view of the table that agrees with it, to place it
+    TRACKING = "tracking"  # the map confirmed, placed: frames only keep the camera's pose over it
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +296,12 @@ class TableReader:
         self._outlines: tuple[tuple[int, ...], dict[str, FloatArray]] | None = None  # last whole read's
         self._worker: ThreadPoolExecutor | None = None
         self._foreign_frames = 0  # frames in a row whose map shares no tile with the stable one
+        self.backend = backend
+        self._lock = threading.RLock()  # a frame and a map confirmation, one at a time
+        self._confirmed: dict[Hex, str] | None = None  # the map the owner confirmed
+        self._tracked: TrackedReader | None = None  # ... placed on the table, its pose kept
+        self._conflict = ""  # why the map confirmed is not placed yet
+        self._last_reading: Any = None  # the last frame's map reading with tiles (`MapView.source`)
 
     @property
     def stable(self) -> TableReading:
@@ -291,10 +314,90 @@ class TableReader:
     def status_of(result: FrameResult) -> Status:
         return result.status
 
+    @property
+    def map_mode(self) -> MapMode:
+        if self._confirmed is None:
+            return MapMode.READING
+        return MapMode.WAITING if self._tracked is None else MapMode.TRACKING
+
+    @property
+    def table_map(self) -> TableMap | None:
+        """The map confirmed, as placed on the table (None until it is)."""
+        return None if self._tracked is None else self._tracked.map
+
+    def proposed_map(self) -> TableMap | None:
+        """The map as the last frame read it, tiles in its numbering, placed on the table: what the owner
+        is asked to confirm (None before a frame showed tiles)."""
+        reading = self._last_reading
+        if reading is None or reading.lattice is None:
+            return None
+        return table_map(dict(reading.tiles), dict(reading.hexes), reading.lattice, _tile_stickers(reading))
+
+    def confirm_map(self, tiles: Mapping[Hex, str] | TableMap) -> MapMode:
+        """The owner confirmed the map: tile ids on hexes (the app's numbering), or a `TableMap` (say,
+        `proposed_map()` kept from earlier). From now on it is the map: tiles are never read again, only
+        the camera's pose over them is kept (`vision.tracking`), and the stable reading's tiles are these.
+        A layout is placed on the table by the last frame's reading of it, or, if none agrees with it yet
+        (`MapMode.WAITING`), by the first that does; a reading that puts a tile on another hex is a conflict
+        (said in every frame's message until the table agrees). Raises `MapConflictError` (a ValueError)
+        for a layout that names a tile twice, or an empty one."""
+        with self._lock:
+            if isinstance(tiles, TableMap):
+                layout, placed = dict(tiles.tiles), tiles
+            else:
+                layout, placed = dict(tiles), None
+            ids = list(layout.values())
+            if not ids or len(set(ids)) != len(ids):
+                raise MapConflictError([f"a map names each tile once, got {sorted(ids)!r}"])
+            self._confirmed = layout
+            self._tracked = None
+            self._conflict = ""
+            self.stabilizer.set_tiles(layout)
+            self._previous = None  # the next frame is read whole
+            self._watch.reset()
+            if placed is not None:
+                pose = None if self._last_reading is None else self._last_reading.homography
+                self._track(placed, pose)
+            else:
+                self._adopt(self._last_reading)
+            return self.map_mode
+
+    def forget_map(self) -> None:
+        """No map confirmed any more (a new game): frames are read afresh, the stable tiles kept until they
+        change."""
+        with self._lock:
+            self._confirmed = None
+            self._tracked = None
+            self._conflict = ""
+
+    def _adopt(self, reading: Any) -> None:
+        """Place the map confirmed by `reading` (a `vision.mapreader.MapReading`), if it agrees with it."""
+        if self._confirmed is None or reading is None or reading.lattice is None or not reading.tiles:
+            return
+        try:
+            placed = table_map(self._confirmed, dict(reading.hexes), reading.lattice, _tile_stickers(reading))
+        except MapConflictError as exc:
+            self._conflict = str(exc)
+            return
+        self._track(placed, reading.homography)
+
+    def _track(self, placed: TableMap, homography: Any) -> None:
+        from vision.qr import Backend
+
+        backend = self.backend if isinstance(self.backend, Backend) else Backend.ZXING
+        pose = None if homography is None else Pose.of(np.asarray(homography, np.float64))
+        self._tracked = TrackedReader(placed, pose, backend)
+        self._tracked.know_cards(self.artefacts.positions())
+        self._conflict = ""
+
     def _keep(self, index: int, status: Status, message: str, **extra: Any) -> FrameResult:
         return FrameResult(index, status, message, self._last, None, False, **extra)
 
     def read(self, image: object, frame_index: int | None = None) -> FrameResult:
+        with self._lock:
+            return self._read(image, frame_index)
+
+    def _read(self, image: object, frame_index: int | None = None) -> FrameResult:
         self._frame_index = self._frame_index + 1 if frame_index is None else frame_index
         index = self._frame_index
         t0 = time.perf_counter()
@@ -541,9 +644,9 @@ class TableReader:
     def _map_side(self, frame: Image) -> _MapSide:
         """The map, and what needs it and the frame alone: the sticker white, the skin mask and what
         `_occluded` measures of each tile (in the worker thread with `dice_ahead`, so these overlap the dice
-        too). Touches no state of the reader."""
+        too). Of the reader's state it touches only the map's: what places and tracks the map confirmed."""
         start = time.perf_counter()
-        view = self.map_reader(frame)
+        view = self._map_view(frame)
         sharpness = view.sharpness
         if sharpness is None:
             sharpness = sticker_sharpness(frame, view.tag_quads) if view.tag_quads else frame_sharpness(frame)
@@ -560,6 +663,19 @@ class TableReader:
         skin = {tid: mask_share(mask, poly, scale) for tid, poly in view.polygons.items()}
         elapsed = (time.perf_counter() - start) * 1000
         return _MapSide(view, map_ms, white, mask, scale, elapsed, looks, skin, sharpness)
+
+    def _map_view(self, frame: Image) -> MapView:
+        """This frame's map: tracked over the map confirmed, or read afresh (which may place it)."""
+        if self._tracked is not None:
+            return tracked_view(self._tracked.read(frame), self._tracked.map)
+        view = self.map_reader(frame)
+        if view.tiles and view.source is not None:
+            self._last_reading = view.source
+            if self._confirmed is not None:
+                self._adopt(view.source)
+        if self._conflict:
+            view = replace(view, problems=(*view.problems, self._conflict))
+        return view
 
     def _again(self, previous: FrameResult, index: int, t0: float) -> FrameResult:
         """A frame that looks like the last one read: its reading again, as this frame's observation."""
@@ -718,6 +834,48 @@ def default_map_reader(backend: Any = None) -> MapReader:
         return map_view(reading)
 
     return read
+
+
+def _tile_stickers(reading: Any) -> list[tuple[str, FloatArray]]:
+    """A map reading's tile stickers on its table plane (mm): those it was fitted to and those it read."""
+    h = np.asarray(reading.homography, np.float64)
+    tags = [*reading.anchor, *reading.tags]
+    return [(t.id, apply_homography(h, t.corners)) for t in tags if not t.id.startswith("A")]
+
+
+def tracked_view(frame: TrackedFrame, placed: TableMap) -> MapView:
+    """Adapt a frame read over the confirmed map (`vision.tracking.TrackedReader`): tiles with a code found
+    in this frame; every tile's outline where the pose puts it (tiles hidden by a hand are there too)."""
+    tracked = frame.tracked
+    pose = tracked.pose
+    tile_tags: dict[str, list[FloatArray]] = {}
+    for s in tracked.seen():
+        tile_tags.setdefault(s.sticker.id, []).append(s.corners)
+    hexes = placed.hexes
+    polygons = {}
+    for tid in placed.places:
+        poly = pose.to_image(placed.outline(tid))
+        if np.all(np.isfinite(poly)):
+            polygons[tid] = poly
+    problems: list[str] = []
+    if tracked.track is Track.HELD:
+        problems.append("most of the map's codes are hidden (a hand?) or out of place: the last pose is kept")
+    elif tracked.track is Track.MOVED:
+        problems.append("the camera moved: the map confirmed is placed again")
+    if frame.strays:
+        problems.append(f"tile stickers seen that are not on the map confirmed: {', '.join(frame.strays)}")
+    return MapView(
+        tiles={hexes[t]: t for t in tile_tags},
+        polygons=polygons,
+        image_to_table=pose.image_to_table,
+        tag_quads=[q for quads in tile_tags.values() for q in quads] + list(frame.cards.values()),
+        tags_per_tile={t: len(q) for t, q in tile_tags.items()},
+        artefact_quads=dict(frame.cards),
+        problems=tuple(problems),
+        tile_tags=tile_tags,
+        source=frame,
+        sharpness=frame.sharpness,
+    )
 
 
 def map_view(reading: Any) -> MapView:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.presenters.base import Presenter
-from companion.services import FeedStatus, ReadingFeed, UiClock
+from companion.services import FeedStatus, MapConfirming, ReadingFeed, UiClock
 
 
 class CameraPresenter(Presenter):
@@ -42,6 +42,11 @@ class CameraPresenter(Presenter):
         self.status_text = "reconnecting"
         self.changed()
         self.start()
+
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
+        """The game's map, as the owner confirmed it (a game started or resumed): the camera keeps it."""
+        if isinstance(self.feed, MapConfirming):
+            self.feed.confirm_map(tiles)
 
     def preview(self) -> Any:
         return None if self.feed is None else self.feed.latest_preview()
