@@ -18,6 +18,12 @@ class Describer:
         self.names = dict(names)
         self.tr = tr
         self.engine = EngineText(tr, self.noun, self.name)  # the engine's own sentences, in `tr`'s language
+        cat = data.catalogue
+        # English name -> id, for the engine's sentences that name an item without its id.
+        self._ids: dict[str, str] = {
+            str(item.name): str(item.id)
+            for item in (*cat.territories, *cat.lakes, *cat.castles, *cat.cards, *cat.artefacts)
+        }
 
     def name(self, colour: Colour | None) -> str:
         if colour is None:
@@ -35,8 +41,10 @@ class Describer:
         return loc
 
     def noun(self, item_id: str) -> str | None:
-        """Any catalogue item by id (territory, lake, castle, card, artefact) in the active language."""
+        """Any catalogue item by id or by its English name (territory, lake, castle, card, artefact) in the
+        active language; None for neither."""
         d = self.data
+        item_id = self._ids.get(item_id, item_id)
         if item_id in d.territories:
             return self.place(item_id)
         if item_id in d.cards:

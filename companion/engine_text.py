@@ -93,7 +93,7 @@ SENTENCES: tuple[str, ...] = (
     "before this turn.",
     "{artefact} is not a face-up artefact of {who}.",
     "Leaving the card on top names no card.",
-    "The top card is {card}, not {other}.",
+    "The top card is {card}, not {card2}.",
     "Name the card discarded from the top of the deck.",
     "{item} is not a card of the deck.",
     "{card} is in {who}'s discard pile or in play, so it cannot be on top of their deck.",
@@ -194,7 +194,6 @@ PHRASES: tuple[str, ...] = (
 )
 
 _FIELD = re.compile(r"\{(\w+)\}")
-_ID = re.compile(r"[TCAKL]\d{1,2}")
 _NAMED = re.compile(r"(?P<name>.+) \((?P<id>[TCAKL]\d{1,2})\)")
 _COLOURS = {c.value: c for c in Colour}
 
@@ -218,13 +217,15 @@ def action_phrases() -> tuple[str, ...]:
 
 
 def _shape(field: str) -> str:
-    """What a field can hold: counts are numbers, a colour is one word, anything else is text."""
+    """What a field can hold: counts are numbers, a colour one word, players colours; anything else text."""
     if field in ("n", "m"):
         return r"-?\d+"
     if field == "page":
         return r"[\d-]+"
     if field.startswith("colour"):
         return r"\w+"
+    if field in ("who", "other"):  # players, as the engine names them: a colour, or a list of colours
+        return r"\w+(?:(?:, | and )\w+)*"
     return ".+?"
 
 
@@ -286,8 +287,9 @@ class EngineText:
         named = _NAMED.fullmatch(text)
         if named is not None:
             return self.noun(named.group("id")) or named.group("name")
-        if _ID.fullmatch(text):
-            return self.noun(text) or text
+        noun = self.noun(text)  # an id ("T10") or an English name ("Crown of Order")
+        if noun is not None:
+            return noun
         colour = _COLOURS.get(text.lower())
         if colour is not None:
             return self.tr.colour(colour).lower() if field.startswith("colour") else self.player(colour)
