@@ -27,6 +27,7 @@ from kivy.uix.textinput import TextInput
 
 from companion.fonts import register_default_font
 from companion.i18n import Translator
+from companion.kivytune import freeze_heap, fresh_label_textures
 from companion.presenters.base import NAV, NAV_TITLES, RGB
 from companion.presenters.battle import BattlePresenter
 from companion.presenters.boxsetup import BoxSetupPresenter
@@ -841,6 +842,7 @@ class SeneschalApp(App):  # type: ignore[misc]
 
     def build(self) -> Root:
         register_default_font()  # before any label is drawn: the default font has every glyph we show
+        fresh_label_textures()
         for path in sorted(KV_DIR.glob("*.kv")):
             Builder.unload_file(str(path))
             Builder.load_file(str(path))
@@ -873,6 +875,7 @@ class SeneschalApp(App):  # type: ignore[misc]
         if self.box_presenter is not None:
             self.box_presenter.subscribe(self.request_refresh)
         self.go("start")
+        Clock.schedule_once(lambda _dt: freeze_heap(), 0)  # after the first frame: start-up is over
         return root
 
     def button_roll(self, result: Any) -> None:
