@@ -4,9 +4,10 @@ the UI thread between its drawing calls).
 
 Parent → child: ("table", SceneSpec) for the demo's pretend table, ("sample", {castle id: colour}) to measure
 the dice on the castles (box setup), ("calibration", JSON) to use new dice colours, ("map", [[q, r, tile id],
-...]) the map the owner confirmed, ("stop",).
-Child → parent: ("status", value, text), ("reading", TableReading JSON), ("preview", JPEG bytes) at most
-twice a second, downscaled, ("samples", {colour: DieSample JSON}, [notes]) in answer to "sample".
+...]) the map the owner confirmed, ("preview",) while someone looks at the preview, ("stop",).
+Child → parent: ("status", value, text), ("reading", TableReading JSON), ("preview", JPEG bytes) downscaled,
+twice a second for `PREVIEW_FOR` seconds after each ("preview",), ("samples", {colour: DieSample JSON},
+[notes]) in answer to "sample", ("shown", n, time.monotonic()) when the n-th pretend table's picture is ready.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from companion.services import FeedStatus
 
 PREVIEW_WIDTH = 960
 PREVIEW_EVERY = 0.5  # seconds
+PREVIEW_FOR = 2.5  # seconds of previews after each request (the camera screen asks twice a second)
 
 
 def _measure(feed: Any, castles: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
@@ -81,7 +83,8 @@ def _child(
         rdr = vision_reader(reader[1], cal)
     feed = VisionFeed(src, rdr)
     lock = threading.Lock()
-    last_preview = [0.0]
+    wanted = [0.0]  # previews are made until this time.monotonic()
+    stopped = threading.Event()
 
     def send(msg: tuple[Any, ...]) -> None:
         with lock, contextlib.suppress(BrokenPipeError, OSError):
@@ -89,9 +92,17 @@ def _child(
 
     def on_reading(reading: Any) -> None:
         send(("reading", reading.to_json()))
-        frame = feed.latest_preview()
-        if frame is not None and time.monotonic() - last_preview[0] > PREVIEW_EVERY:
-            last_preview[0] = time.monotonic()
+
+    def previews() -> None:
+        """Annotating and encoding a frame costs tens of ms: done only while someone looks."""
+        sent: Any = None
+        while not stopped.wait(PREVIEW_EVERY):
+            if time.monotonic() > wanted[0]:
+                continue
+            frame = feed.latest_preview()
+            if frame is None or frame is sent:
+                continue
+            sent = frame
             h, w = frame.shape[:2]
             scale = min(1.0, PREVIEW_WIDTH / w)
             small = cv2.resize(frame, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
@@ -100,13 +111,19 @@ def _child(
                 send(("preview", jpg.tobytes()))
 
     feed.start(on_reading, lambda status, text: send(("status", status.value, text)))
+    threading.Thread(target=previews, name="seneschal-previews", daemon=True).start()
+    tables = 0
     try:
         while True:
             msg = conn.recv()
             if msg[0] == "stop":
                 break
             if msg[0] == "table" and live is not None:
+                tables += 1
                 live.set_table(msg[1])
+                send(("shown", tables, live.shown_at))
+            elif msg[0] == "preview":
+                wanted[0] = time.monotonic() + PREVIEW_FOR
             elif msg[0] == "sample":
                 try:
                     found, notes = _measure(feed, msg[1])
@@ -122,6 +139,7 @@ def _child(
     except (EOFError, OSError):
         pass  # the app went away
     finally:
+        stopped.set()
         feed.stop()
 
 
@@ -148,7 +166,11 @@ class ProcessFeed:
         self._preview: Any = None
         self._send_lock = threading.Lock()
         self._stopping = False
+        self._asked_preview = 0.0
+        self._tables = 0
         self.readings_posted = 0
+        # (n, time.monotonic()): the n-th table sent with `set_table` had its picture ready at that time
+        self.table_shown: tuple[int, float] | None = None
 
     @property
     def status(self) -> FeedStatus:
@@ -160,6 +182,7 @@ class ProcessFeed:
 
     def start(self, on_reading: Callable[[Any], None], on_status: Callable[[FeedStatus, str], None]) -> None:
         self._stopping = False
+        self._tables, self.table_shown = 0, None
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
         self._conn = parent
@@ -204,6 +227,8 @@ class ProcessFeed:
                 on_status(self._status, self._text)
             elif msg[0] == "preview":
                 self._jpeg = msg[1]
+            elif msg[0] == "shown":
+                self.table_shown = (int(msg[1]), float(msg[2]))
             elif msg[0] == "samples":
                 self._samples = (msg[1], msg[2])
                 self._sampled.set()
@@ -239,13 +264,22 @@ class ProcessFeed:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(("map", [[q, r, t] for (q, r), t in sorted(tiles.items())]))
 
-    def set_table(self, spec: Any) -> None:
-        """The demo's pretend table changed (the synthetic camera in the child renders it)."""
+    def set_table(self, spec: Any) -> int:
+        """The demo's pretend table changed (the synthetic camera in the child renders it). Returns n for
+        `table_shown`."""
         if self._conn is not None:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(("table", spec))
+                self._tables += 1
+        return self._tables
 
     def latest_preview(self) -> Any:
+        """The camera's newest annotated frame; asking keeps previews coming for `PREVIEW_FOR` seconds."""
+        now = time.monotonic()
+        if self._conn is not None and now - self._asked_preview > PREVIEW_EVERY:
+            self._asked_preview = now
+            with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
+                self._conn.send(("preview",))
         jpeg = self._jpeg
         if jpeg is None:
             return self._preview

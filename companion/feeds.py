@@ -29,23 +29,28 @@ _STATUS = {
 
 
 class LiveTableSource:
-    """A synthetic camera pointed at a pretend table. Renders only when the table changes (the renderer is
-    seeded, so one picture per table is what a still camera would give) and paces itself at `fps`."""
+    """A synthetic camera pointed at a pretend table, delivering frames at `fps` like a real camera.
+
+    `set_table` renders the new table at once (the renderer is seeded, so one picture per table is what a
+    still camera would give) and notes when it was ready: `shown_at` is the instant a real camera would first
+    have seen the table without the hand, the start of the time the app takes to confirm the move."""
 
     live = True
 
     def __init__(
-        self, spec: Any, render: Callable[[Any, int], tuple[Any, Any]] | None = None, fps: float = 8.0
+        self, spec: Any, render: Callable[[Any, int], tuple[Any, Any]] | None = None, fps: float = 30.0
     ) -> None:
         self.name = "synthetic camera"
         self.fps: float | None = fps
         self._render = render
         self._lock = threading.Lock()
+        self._render_lock = threading.Lock()
         self._spec = spec
         self._version = 0
-        self._cache: tuple[int, Any] | None = None
+        self._image: tuple[int, Any] | None = None  # (version, picture)
         self._index = 0
         self._next = 0.0
+        self.shown_at: float | None = None  # time.monotonic() when the current table's picture was ready
 
     @property
     def spec(self) -> Any:
@@ -56,6 +61,23 @@ class LiveTableSource:
         with self._lock:
             self._spec = spec
             self._version += 1
+            version = self._version
+        if self._render is not None:
+            self._picture(spec, version)
+
+    def _picture(self, spec: Any, version: int) -> Any:
+        """The picture of table `version` (or a newer one), rendered once."""
+        with self._render_lock:
+            with self._lock:
+                cached = self._image
+            if cached is not None and cached[0] >= version:
+                return cached[1]
+            assert self._render is not None
+            image, _truth = self._render(spec, 500 + version)
+            with self._lock:
+                self._image = (version, image)
+                self.shown_at = time.monotonic()
+            return image
 
     def open(self) -> None:
         if self._render is None:
@@ -71,21 +93,22 @@ class LiveTableSource:
             time.sleep(delay)
         self._next = time.monotonic() + (1.0 / self.fps if self.fps else 0.0)
         with self._lock:
-            spec, version = self._spec, self._version
-        if self._cache is None or self._cache[0] != version:
-            assert self._render is not None
-            image, _truth = self._render(spec, 500 + version)
-            self._cache = (version, image)
+            spec, version, cached = self._spec, self._version, self._image
+        image = cached[1] if cached is not None and cached[0] == version else self._picture(spec, version)
         self._index += 1
-        return Frame(self._cache[1], self._index, time.monotonic(), self.name)
+        return Frame(image, self._index, time.monotonic(), self.name)
 
     def close(self) -> None:
         pass
 
 
+STATUS_TEXT_EVERY = 2.0  # seconds: a status whose text alone changes ("frame 812") is posted this often
+
+
 class VisionFeed:
     """`ReadingFeed`: source → vision TableReader in `vision.sources.CameraWorker`; posts each new stable
-    reading and every status change. `annotate` draws the reading onto the preview frame."""
+    reading and every status change. The preview (`annotate`: with the reading drawn on it) is made when it
+    is asked for, not for every frame: drawing a 1080p frame is time the reading would otherwise wait for."""
 
     def __init__(self, source: Any, reader: Any, annotate: bool = True) -> None:
         self.source = source
@@ -95,8 +118,9 @@ class VisionFeed:
         self._status = FeedStatus.OFF
         self._text = "camera off"
         self._last_key: Any = None
-        self._preview: Any = None
+        self._preview: tuple[Any, Any] | None = None  # (the frame it was made from, the preview)
         self._last: tuple[Any, Any] | None = None  # (raw frame, the reader's result for it)
+        self._text_sent, self._text_posted = "", 0.0
         self._on_reading: Callable[[Any], None] | None = None
         self._on_status: Callable[[FeedStatus, str], None] | None = None
         self._map: dict[tuple[int, int], str] | None = None  # a map confirmed, for the worker to pass on
@@ -127,7 +151,23 @@ class VisionFeed:
         self._status, self._text = FeedStatus.OFF, "camera off"
 
     def latest_preview(self) -> Any:
-        return self._preview
+        """The newest frame, annotated with what was read in it (None before the first frame)."""
+        last = self._last
+        if last is None:
+            return None
+        image, result = last
+        if self._preview is not None and self._preview[0] is image:
+            return self._preview[1]
+        preview = image
+        if self.annotate:
+            try:
+                from vision.annotate import annotate
+
+                preview = annotate(image, result)
+            except Exception:  # a drawing problem must never stop the camera: the plain frame instead
+                preview = image
+        self._preview = (image, preview)
+        return preview
 
     def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
         """The map the owner confirmed: passed to the reader before the next frame (in the worker, so the
@@ -144,15 +184,6 @@ class VisionFeed:
             self._confirm(tiles)
         result = self.reader.read(frame.image, frame.index)
         self._last = (frame.image, result)
-        if self.annotate:
-            try:
-                from vision.annotate import annotate
-
-                self._preview = annotate(frame.image, result)
-            except Exception:  # a drawing problem must never stop the reading
-                self._preview = frame.image
-        else:
-            self._preview = frame.image
         return result
 
     def _confirm(self, tiles: Mapping[tuple[int, int], str]) -> None:
@@ -174,8 +205,13 @@ class VisionFeed:
         if status is FeedStatus.RUNNING and read is not None:  # what the reader made of the frame
             status = _STATUS.get(getattr(read, "value", ""), FeedStatus.RUNNING)
             text = str(getattr(update.result, "message", "")) or text
-        if (status, text) != (self._status, self._text):
-            self._status, self._text = status, text
+        now = time.monotonic()
+        post = status is not self._status or (
+            text != self._text_sent and now - self._text_posted >= STATUS_TEXT_EVERY
+        )
+        self._status, self._text = status, text
+        if post:
+            self._text_sent, self._text_posted = text, now
             if self._on_status is not None:
                 self._on_status(status, text)
         result = update.result
