@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from companion.lifetime import exit_on_sigterm
 from companion.pipeline import demo_config, knights_on_table, scene_spec
 from companion.session import CAMERA_TYPES
 
@@ -198,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", default=None, help=argparse.SUPPRESS)  # the screen to screenshot
     args = parser.parse_args(argv)
     _kivy_env(args.size)
+    exit_on_sigterm()
 
     from companion.app import AppServices, SeneschalApp
     from companion.i18n import Translator
@@ -290,6 +292,7 @@ def main_app(argv: list[str] | None = None) -> int:
     parser.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     _kivy_env(args.size)
+    exit_on_sigterm()
 
     from companion.app import AppServices, SeneschalApp
     from companion.box import CatalogueBox

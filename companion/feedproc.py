@@ -47,6 +47,10 @@ def _child(
 
     import cv2
 
+    from companion.lifetime import die_with_parent
+
+    parent = mp.parent_process()
+    die_with_parent(parent.pid if parent is not None else None)  # a killed app leaves no camera behind
     with contextlib.suppress(OSError, AttributeError):
         os.nice(5)  # the window comes first: readings may wait a frame, taps may not
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.errors import RollNotTakenError
+from companion.lifetime import tied_to_us
 from companion.services import RollerStatus, RollResult, UiClock
 
 
@@ -204,7 +205,9 @@ class SimulatorProcess:
     def __init__(self, seed: int | None = None, timeout: float = 10.0, extra: tuple[str, ...] = ()) -> None:
         cmd = [sys.executable, "-m", "firmware.sim"] + ([] if seed is None else ["--seed", str(seed)])
         self._stderr = tempfile.TemporaryFile(prefix="seneschal-dice-sim-")  # noqa: SIM115 (closed in stop)
-        self.proc = subprocess.Popen([*cmd, *extra], stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+        self.proc = subprocess.Popen(
+            tied_to_us([*cmd, *extra]), stdout=subprocess.PIPE, stderr=self._stderr, text=True
+        )
         self.port = self._read_port(timeout)
 
     def _read_port(self, timeout: float) -> str:
