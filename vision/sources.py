@@ -11,7 +11,9 @@ use (every frame of a video, in order) sets `realtime=False`: the grabber then w
 processor instead.
 
 Statuses are values of `Status`. A camera that disappears makes the worker report `CAMERA_LOST` and try to
-reopen it every `reconnect_delay` seconds; the last good result stays available from `latest()`.
+reopen it every `reconnect_delay` seconds; the last good result stays available from `latest()`. A live source
+that has never opened within `open_timeout` seconds (a wrong index or an unreachable address) is given up
+with `CAMERA_LOST`.
 `on_update` is called from the worker's own threads (status changes from the grabber, results from the
 processor): a UI hands it over to its main thread (Kivy: `Clock.schedule_once`).
 """
@@ -54,6 +56,9 @@ class Status(Enum):
     HALF_BOARD = "half a board"  # part of the known board is out of view or hidden
     ENDED = "ended"  # a file or folder has no more frames
     ERROR = "error"  # processing failed on this frame (a bug; logged with its traceback)
+
+
+OPEN_TIMEOUT = 5.0  # seconds a live source may take to open for the first time before it is an error
 
 
 class SourceError(VisionError):
@@ -113,8 +118,11 @@ def check_image(image: object, what: str) -> Image:
 class CaptureSource:
     """Anything OpenCV's `VideoCapture` opens: a device index, a video file, a URL."""
 
-    def __init__(self, target: int | str | Path, *, max_bad_reads: int = 25) -> None:
+    def __init__(
+        self, target: int | str | Path, *, max_bad_reads: int = 25, open_timeout: float | None = None
+    ) -> None:
         self.target: int | str = target if isinstance(target, int) else str(target)
+        self.open_timeout = OPEN_TIMEOUT if open_timeout is None else open_timeout
         is_file = isinstance(self.target, str) and "://" not in self.target
         self.live = not is_file
         self.name = f"camera {self.target}" if isinstance(self.target, int) else str(self.target)
@@ -129,7 +137,12 @@ class CaptureSource:
         self.close()
         if not self.live and not Path(str(self.target)).is_file():
             raise SourceError(f"no such video file: {self.target!r}")
-        cap = cv2.VideoCapture(self.target)
+        # A stream that never answers would block OpenCV's FFmpeg backend for 30 s per attempt.
+        ms = max(1, round(self.open_timeout * 1000))
+        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+        cap = cv2.VideoCapture(self.target, cv2.CAP_ANY, params) if self.live else cv2.VideoCapture(
+            self.target
+        )
         if not cap.isOpened():
             cap.release()
             raise SourceError(f"cannot open {self.name!r} (not a camera, video or stream OpenCV can read)")
@@ -309,6 +322,7 @@ class CameraWorker(Generic[R]):
         realtime: bool | None = None,
         reconnect_delay: float = 1.0,
         max_corrupt_in_a_row: int = 50,
+        open_timeout: float | None = None,
     ) -> None:
         self.source = source
         self.process = process
@@ -317,6 +331,9 @@ class CameraWorker(Generic[R]):
         # Live sources are real time by nature; files are paced at their fps only when asked.
         self.realtime = source.live if realtime is None else realtime
         self.reconnect_delay = reconnect_delay
+        # A live source that never opened within this time (default OPEN_TIMEOUT) is given up: a wrong
+        # index or address is not going to appear. One that opened once is reconnected for ever (unplugged).
+        self.open_timeout = OPEN_TIMEOUT if open_timeout is None else open_timeout
         self.max_corrupt_in_a_row = max_corrupt_in_a_row
         self._lock = threading.Condition()
         self._slot: Frame | None = None
@@ -403,18 +420,23 @@ class CameraWorker(Generic[R]):
     # -- threads -------------------------------------------------------------------------------------------
     def _grab_loop(self) -> None:
         opened = False
+        ever_opened = False
         corrupt_run = 0
-        next_due = time.monotonic()
+        next_due = started = time.monotonic()
         try:
             while not self._stop.is_set():
                 if not opened:
                     try:
                         self.source.open()
-                        opened = True
+                        opened = ever_opened = True
                         next_due = time.monotonic()
                     except SourceError as exc:
                         if not self.source.live:
                             self._set_status(Status.ENDED, str(exc))
+                            return
+                        waited = time.monotonic() - started
+                        if not ever_opened and waited >= self.open_timeout:
+                            self._set_status(Status.CAMERA_LOST, f"{exc}; gave up after {waited:.0f} s")
                             return
                         retry = f"{exc}; retrying every {self.reconnect_delay:g} s"
                         self._set_status(Status.CAMERA_LOST, retry)
