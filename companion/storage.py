@@ -54,18 +54,27 @@ class SqliteStorage:
     that returned survives a power cut, not just a killed process."""
 
     def __init__(self, path: Path | str | None = None) -> None:
+        """`path`: the game database, created when missing (with its folders: the command line checks that
+        a folder the user named exists); None: the user's, in the user data directory."""
         self.path = Path(path) if path is not None else default_db_path()
-        if str(self.path) != ":memory:":
+        where = str(self.path)
+        if where != ":memory:":
+            if self.path.is_dir():
+                raise StorageError(f"cannot open the game database {where!r}: it is a folder")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "meta" not in tables:  # never add our tables to another program's database
+                self._db.close()
+                raise StorageError(f"{where!r} is an SQLite database, but not a Seneschal game database")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot open the game database {str(self.path)!r}: {exc}") from exc
+            raise StorageError(f"cannot open the game database {where!r}: {exc}") from exc
         if row is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         elif int(row[0]) > SCHEMA_VERSION:

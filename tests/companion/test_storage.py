@@ -65,3 +65,24 @@ def test_a_database_from_a_newer_app_is_refused(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StorageError, match="newer Seneschal"):
         SqliteStorage(path)
+
+
+def test_a_folder_is_not_a_database(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="is a folder"):
+        SqliteStorage(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_another_programs_sqlite_database_is_left_untouched(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "places.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE moz_places (id INTEGER)")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="not a Seneschal game database"):
+        SqliteStorage(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["places.sqlite"]
