@@ -6,6 +6,7 @@ Subcommands are imported lazily so that, for example, `seneschal referee` never 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -47,19 +48,55 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("seneschal")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in {"-h", "--help", "help"}:
+    if not args:
+        print(_usage(), file=sys.stderr)
+        return 2
+    if args[0] in {"-h", "--help", "help"}:
         print(_usage())
-        return 0 if args else 2
+        return 0
+    if args[0] == "--version":
+        print(f"seneschal {_version()}")
+        return 0
     name, rest = args[0], args[1:]
     if name not in SUBCOMMANDS:
-        print(f"seneschal: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(
+            f"seneschal: unknown command {name!r}; the commands are {', '.join(SUBCOMMANDS)} "
+            "(see `seneschal --help`)",
+            file=sys.stderr,
+        )
         return 2
     module_name, func_name, _text = SUBCOMMANDS[name]
     module = importlib.import_module(module_name)
     func: Callable[[list[str]], int] = getattr(module, func_name)
-    return int(func(rest) or 0)
+    try:
+        code = int(func(rest) or 0)
+        sys.stdout.flush()  # inside the try: a reader gone away shows up here, not at exit
+    except BrokenPipeError:
+        return _reader_went_away()
+    except KeyboardInterrupt:  # Ctrl-C: the user knows why it stopped
+        print(file=sys.stderr)
+        return 130
+    return code
+
+
+def _reader_went_away() -> int:
+    """The output's reader closed it (`seneschal referee game.json | head`): stop quietly, as `cat` does.
+    Standard output is pointed at /dev/null so that Python's final flush has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 
 
 if __name__ == "__main__":

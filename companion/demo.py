@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from companion.cliargs import Parser, fail, game_database, output_file, parse, seconds, window_size
 from companion.lifetime import exit_on_sigterm
 from companion.pipeline import demo_config, knights_on_table, scene_spec
 from companion.session import CAMERA_TYPES
@@ -31,7 +32,7 @@ class _NoCutBufferNoise(logging.Filter):
         return not str(record.msg).startswith("Cutbuffer:")
 
 
-def _kivy_env(size: str) -> None:
+def _kivy_env(size: tuple[int, int]) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
     # SDL2 loads our images; skipping the PIL provider saves ~0.5 s of start-up. The clipboard is SDL2's too
@@ -43,7 +44,7 @@ def _kivy_env(size: str) -> None:
     logging.getLogger("kivy").addFilter(_NoCutBufferNoise())
     from kivy.config import Config
 
-    w, h = (int(x) for x in size.lower().split("x"))
+    w, h = size
     Config.set("graphics", "width", str(w))
     Config.set("graphics", "height", str(h))
     Config.set("input", "mouse", "mouse,multitouch_on_demand")
@@ -178,26 +179,34 @@ class DemoDriver:
         self._show_table()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+def _demo_parser() -> argparse.ArgumentParser:
+    parser = Parser(
         prog="seneschal demo",
         description="the app with a synthetic camera, a scripted 3-player game and a simulated dice roller",
     )
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=7, help="the game's seed (default 7)")
     parser.add_argument(
         "--pause",
-        type=float,
+        type=seconds(60),
         default=1.5,
-        help="seconds between moves (and before a camera move confirms itself)",
+        help="seconds between moves, and before a camera move confirms itself (0..60, default 1.5)",
     )
-    parser.add_argument("--size", default="1280x800", help="window size, e.g. 1920x1200")
+    parser.add_argument(
+        "--size", type=window_size, default=(1280, 800), help="window size, e.g. 1920x1200 (default 1280x800)"
+    )
     parser.add_argument("--no-camera", action="store_true", help="enter every move by hand (no vision)")
     parser.add_argument("--no-roller", action="store_true", help="on-screen rolls instead of the simulator")
     parser.add_argument("--lang", choices=("en", "nl", "sv"), default=None)
-    parser.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--exit-after", type=seconds(86400), default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--screenshot", type=output_file, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--show", default=None, help=argparse.SUPPRESS)  # the screen to screenshot
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(_demo_parser(), argv)
+    if isinstance(args, int):
+        return args
     _kivy_env(args.size)
     exit_on_sigterm()
 
@@ -254,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             def shoot(_dt: float) -> None:
                 if args.show:
                     app.go(args.show)
-                Clock.schedule_once(lambda _dt: Window.screenshot(name=args.screenshot), 0.5)
+                Clock.schedule_once(lambda _dt: Window.screenshot(name=str(args.screenshot)), 0.5)
 
             def finish(_dt: float) -> None:
                 print(
@@ -280,17 +289,42 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def main_app(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="seneschal app", description="the app for a real table")
+def camera_spec(text: str) -> str:
+    """`--camera`: a device index, a URL, or a video file, image or folder that exists."""
+    if text.isdigit() or "://" in text:
+        return text
+    if not text.strip() or not Path(text).expanduser().exists():
+        raise argparse.ArgumentTypeError(f"no such camera, video, image or folder: {text!r}")
+    return str(Path(text).expanduser())
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="seneschal app", description="the app for a real table")
     parser.add_argument(
-        "--camera", default=None, help="camera: device index, video file, image folder or URL"
+        "--camera", type=camera_spec, default=None, help="device index, video file, image folder or URL"
     )
-    parser.add_argument("--roller", default=None, help="dice roller port (pyserial URL); default: search USB")
-    parser.add_argument("--no-roller", action="store_true", help="roll on screen")
-    parser.add_argument("--db", default=None, help="game database (default: the user data directory)")
-    parser.add_argument("--size", default="1280x800")
-    parser.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    rolls = parser.add_mutually_exclusive_group()
+    rolls.add_argument("--roller", default=None, help="dice roller port (pyserial URL); default: search USB")
+    rolls.add_argument("--no-roller", action="store_true", help="roll on screen")
+    parser.add_argument(
+        "--db", type=game_database, default=None, help="game database (default: the user data directory)"
+    )
+    parser.add_argument("--size", type=window_size, default=(1280, 800), help="window size, e.g. 1920x1200")
+    parser.add_argument("--exit-after", type=seconds(86400), default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def main_app(argv: list[str] | None = None) -> int:
+    args = parse(_app_parser(), argv)
+    if isinstance(args, int):
+        return args
+    from companion.errors import StorageError
+    from companion.storage import SqliteStorage, default_db_path
+
+    try:  # before the window: a database that cannot be used is an error on the command line
+        storage = SqliteStorage(args.db) if args.db else SqliteStorage()
+    except StorageError as exc:
+        return fail("seneschal app", str(exc))
     _kivy_env(args.size)
     exit_on_sigterm()
 
@@ -299,9 +333,7 @@ def main_app(argv: list[str] | None = None) -> int:
     from companion.i18n import Translator
     from companion.rolling import ScreenRollerAdapter, open_device_roller
     from companion.session import EngineFactory
-    from companion.storage import SqliteStorage, default_db_path
 
-    storage = SqliteStorage(args.db) if args.db else SqliteStorage()
     tr = Translator(storage.get_setting("language", "en"))
     roller = ScreenRollerAdapter() if args.no_roller else open_device_roller(args.roller)
     feed = None

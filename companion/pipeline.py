@@ -69,7 +69,11 @@ class Script:
         try:
             config = NewGameConfig.from_json(obj["game"])
             actions = tuple(Action.from_json(a) for a in obj["actions"])
-        except (KeyError, TypeError, ValueError, ActionFormatError) as exc:
+        except KeyError as exc:
+            raise ScriptError(f"{source}: the script lacks the field {exc.args[0]!r}") from None
+        except (TypeError, AttributeError) as exc:
+            raise ScriptError(f"{source}: the game or an action has the wrong shape ({exc})") from None
+        except (ValueError, ActionFormatError) as exc:
             raise ScriptError(f"{source}: {exc}") from None
         return Script(config, actions, str(obj.get("name", source)))
 
@@ -100,6 +104,8 @@ def load_script(path: str | Path) -> Script:
         obj = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ScriptError(f"cannot read script {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ScriptError(f"script {str(path)!r} is not a text file (a demo script is JSON)") from None
     except json.JSONDecodeError as exc:
         raise ScriptError(f"script {str(path)!r} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
     return Script.from_json(obj, str(path))

@@ -1,11 +1,12 @@
-"""`seneschal referee SCENARIO.json`: check a scenario's actions against the rules, one JSON line per action.
+"""`seneschal referee SCENARIO.json...`: check scenarios' actions against the rules, one JSON line per action.
 
 Each line says whether the action was accepted or refused, the reason code, the sentence and the citation, and
 the events it produced (a resolved battle also gets a `battle` summary with both final combat scores and the
 margin). A refused action changes nothing and play goes on with the next one. The last line has every player's
 score and the winner, if any. Malformed input gets one clear message on stderr and exit code 2, never a
 traceback. Exit code 1 when the scenario's own expectations fail (or, with --strict, when an action is
-refused).
+refused). Several scenarios are refereed one after the other, each line then naming its `scenario`; the exit
+code is the worst of theirs.
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ EXIT_BAD_INPUT = 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"seneschal referee: {message}", file=sys.stderr)
+        print(f"seneschal referee: {message} (see `seneschal referee --help`)", file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="seneschal referee", description=__doc__.splitlines()[0] if __doc__ else None)
-    p.add_argument("scenario", help="scenario JSON file (docs/scenarios.md), or - for standard input")
+    p.add_argument(
+        "scenarios", nargs="+", metavar="SCENARIO", help="scenario JSON files (docs/scenarios.md); - is stdin"
+    )
     p.add_argument("--strict", action="store_true", help="exit with 1 when any action is refused")
     p.add_argument("--pretty", action="store_true", help="indent each JSON document (no longer one per line)")
     return p
@@ -50,8 +52,21 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if args.scenarios.count("-") > 1:
+        print("seneschal referee: standard input (-) can be read only once", file=err)
+        return EXIT_BAD_INPUT
+    several = len(args.scenarios) > 1
+    codes = [
+        _referee(name, out, err, strict=args.strict, pretty=args.pretty, tag=name if several else None)
+        for name in args.scenarios
+    ]
+    return max(codes)
+
+
+def _referee(name: str, out: TextIO, err: TextIO, *, strict: bool, pretty: bool, tag: str | None) -> int:
+    """One scenario: its lines on `out` (each naming `tag` if given), its problems on `err`; its exit code."""
     try:
-        if args.scenario == "-":
+        if name == "-":
             text = sys.stdin.read()
             try:
                 source: Any = json.loads(text)
@@ -60,17 +75,21 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
                       f"column {exc.colno}", file=err)
                 return EXIT_BAD_INPUT
         else:
-            source = args.scenario
+            source = name
         scenario = load_scenario(source)
     except (EngineError, ValueError) as exc:
         print(f"seneschal referee: {exc}", file=err)
         return EXIT_BAD_INPUT
+
+    def emit(line: dict[str, Any]) -> None:
+        _emit({"scenario": tag, **line} if tag is not None else line, out, pretty)
+
     failed = False
     refused = False
     state = scenario.start
     try:
         for result in run(scenario):
-            _emit(step_line(result), out, args.pretty)
+            emit(step_line(result))
             state = result.state
             failed = failed or bool(result.failures)
             refused = refused or not result.verdict.ok
@@ -78,10 +97,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         print(f"seneschal referee: the engine failed while replaying the scenario: {exc}", file=err)
         return EXIT_BAD_INPUT
     final_failures = scenario.expect.failures(state) if scenario.expect is not None else []
-    _emit(final_line(state, final_failures), out, args.pretty)
+    emit(final_line(state, final_failures))
     if failed or final_failures:
         return EXIT_FAILED
-    if refused and args.strict:
+    if refused and strict:
         return EXIT_FAILED
     return EXIT_OK
 

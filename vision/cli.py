@@ -31,7 +31,7 @@ NO_TABLE = frozenset({Status.NO_SIGNAL, Status.NO_TAGS, Status.CORRUPTED_FRAME})
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(f"{self.prog}: {message}")
+        raise _UsageError(f"{self.prog}: {message} (see `{self.prog} --help`)")
 
 
 class _UsageError(Exception):
@@ -44,14 +44,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--show", metavar="OUT.png", help="write the last frame annotated")
     p.add_argument("--calibration", metavar="FILE", help="player colour calibration (JSON)")
     p.add_argument("--decoder", choices=("zxing", "pyzbar"), default="zxing", help="QR decoder")
-    p.add_argument("--hold", type=int, default=None, help="frames a change must hold")
+    p.add_argument("--hold", type=_at_least_one, default=None, help="frames a change must hold")
     p.add_argument("--every", action="store_true", help="print one JSON line per frame (video, folder)")
-    p.add_argument("--frames", type=int, default=None, help="stop after this many frames (cameras, streams)")
+    p.add_argument(
+        "--frames", type=_at_least_one, default=None, help="stop after this many frames (cameras, streams)"
+    )
     return p
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1 is needed, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1 is needed, got {value}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)  # our own messages say what failed
     if args_list[:1] == ["dice"]:
         try:
             dice_main = importlib.import_module("vision.dice").dice_main
@@ -79,9 +92,11 @@ def _run(args: argparse.Namespace) -> int:
     from vision.pipeline import FrameResult, TableReader
     from vision.qr import Backend
 
-    if args.hold is not None and args.hold < 1:
-        raise SourceError(f"--hold must be at least 1, got {args.hold}")
+    if args.show and not Path(args.show).resolve().parent.is_dir():
+        raise SourceError(f"cannot write {args.show!r}: its folder does not exist")
     source_text = str(args.input)
+    if not source_text.strip():
+        raise SourceError("no input given: an image, a folder, a video, a camera index or a stream URL")
     path = Path(source_text)
     looks_local = not source_text.isdigit() and "://" not in source_text
     if looks_local and not path.exists():

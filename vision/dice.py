@@ -30,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import cv2
 import numpy as np
@@ -560,9 +560,16 @@ def draw_dice(image: Image, dice: Sequence[DieReading]) -> Image:
     return shown
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def dice_main(argv: Sequence[str]) -> int:
     """`seneschal vision dice IMAGE [--show OUT.png]`: the dice in one image as JSON."""
-    parser = argparse.ArgumentParser(prog="seneschal vision dice", description=dice_main.__doc__)
+    prog = "seneschal vision dice"
+    parser = _OneLineParser(prog=prog, description=dice_main.__doc__)
     parser.add_argument("image")
     parser.add_argument("--show", metavar="OUT.png", help="write the image with the dice drawn on it")
     parser.add_argument("--die-px", type=float, default=None, help="expected die face side in pixels")
@@ -573,9 +580,14 @@ def dice_main(argv: Sequence[str]) -> int:
     path = Path(args.image)
     raw = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
     if raw is None:
-        print(f"seneschal vision dice: cannot read an image from {args.image!r}", file=sys.stderr)
+        print(f"{prog}: cannot read an image from {args.image!r}", file=sys.stderr)
         return 2
     image = np.asarray(raw, np.uint8)
+    side = min(image.shape[:2])
+    if args.die_px is not None and not (math.isfinite(args.die_px) and 4 <= args.die_px <= side):
+        print(f"{prog}: --die-px must be from 4 to {side} (the image's shorter side), got {args.die_px:g}",
+              file=sys.stderr)
+        return 2
     try:
         dice = read_dice(image, die_px=args.die_px)
     except DiceInputError as exc:

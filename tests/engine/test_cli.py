@@ -96,7 +96,7 @@ def test_malformed_input_is_a_clear_error_with_exit_2(tmp_path: Path, content: s
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert main(["a.json", "--frobnicate"]) == 2
-    assert "usage" in capsys.readouterr().err
+    assert "see `seneschal referee --help`" in capsys.readouterr().err
     code, _lines, err = _run([str(SCENARIOS / "no-such-file.json")])
     assert code == 2 and "cannot read scenario" in err
 
