@@ -161,6 +161,7 @@ class EngineSession:
     @classmethod
     def resume(cls, storage: Storage, game_id: int, tr: Translator | None = None) -> EngineSession:
         from engine.actions import Action
+        from engine.save import same_state
         from engine.setup import GameConfig, new_game
 
         saved = storage.load(game_id)
@@ -171,7 +172,7 @@ class EngineSession:
             action = Action.from_json(dict(rec.action))
             state, _events = rules.apply(session.states[-1], action)
             stored = rec.state
-            if stored and _state_json(state) not in ({}, stored):
+            if stored and not same_state(state, stored):
                 raise StorageError(
                     f"game {game_id}: move #{rec.seq + 1} replays to a different state than the "
                     "one saved (was the engine updated?)"
@@ -306,7 +307,8 @@ class EngineSession:
         stage = STAGE_OF.get(b.stage.value, 1)
         head = s.pending[0] if s.pending else None
         if head is not None:  # what the battle waits for says where it is better than the next stage
-            need, tag = head.need.value, head.tag
+            need = head.need.value
+            tag = head.purpose.value if need == "dice" else head.moment.value if need == "fracture" else ""
             stage = {"conflict": 4, "support": 5, "equalise": 3, "random_discard": 3}.get(need, stage)
             if need == "dice":
                 stage = {"arena": 1, "ambush": 4, "mayhem": 6}.get(tag, stage)
@@ -367,13 +369,14 @@ class EngineSession:
                 out.append(opt)
         head = s.pending[0] if s.pending else None
         if head is not None and head.need.value == "dice":
+            what = self.tr(head.purpose.value)
             out.append(
                 Option(
                     "roll",
                     (
-                        self.tr("Roll a die for the {what}").format(what=self.tr(head.tag))
+                        self.tr("Roll a die for the {what}").format(what=what)
                         if head.n == 1
-                        else self.tr("Roll {n} dice for {what}").format(n=head.n, what=self.tr(head.tag))
+                        else self.tr("Roll {n} dice for {what}").format(n=head.n, what=what)
                     ),
                     OptionKind.ROLL,
                     head.actor,

@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 from engine import codec
 from engine.colours import Colour
 from engine.errors import ActionFormatError
-from engine.speed import fast_init
 from engine.state import DiceSource
 
 ACTION_TYPES: dict[str, type[Action]] = {}
@@ -212,6 +211,3 @@ class ProsperityChoice(Action):
     card: str | None = None
     TYPE: ClassVar[str] = "prosperity_choice"
 
-
-for _action_class in ACTION_TYPES.values():
-    fast_init(_action_class)  # `legal_actions` builds dozens (engine/speed.py)

@@ -21,10 +21,23 @@ from engine.cards import (
 )
 from engine.catalogue import Affected, ArtefactSpec, ArtefactTiming, ArtefactType, CardKind, Effect
 from engine.colours import Colour
+from engine.decisions import (
+    CorruptionTarget,
+    CrownEffect,
+    FractureMoment,
+    FractureWindow,
+    InsightArrangement,
+    OptionalDiscard,
+    OrderReturn,
+    ProsperityChoiceWindow,
+    RandomDiscard,
+    SceptreChoice,
+    VitalityRedistribution,
+)
 from engine.knights import gain_castle, lose_in_territory
 from engine.moves import OPEN_STEPS, Move
 from engine.rulebook import Rule
-from engine.state import ArtefactHolding, GameState, Knowledge, Need, Pending, defender_knights
+from engine.state import ArtefactHolding, GameState, Knowledge, defender_knights
 from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
 from engine.work import Work
 
@@ -78,12 +91,15 @@ def restore_artefacts(w: Work, colour: Colour) -> None:
     w.set_player(colour, artefacts=tuple(arts))
 
 
-def fracture_window(w: Work, start: Colour, targets: tuple[str, ...], tag: str, skip_start: bool) -> None:
+def fracture_window(
+    w: Work, start: Colour, targets: tuple[str, ...], moment: FractureMoment, skip_start: bool
+) -> None:
+    """Open a fracture window on `targets`: each player in turn clockwise from `start` (p.8)."""
     order = w.clockwise_from(start)
     if skip_start:
         order = order[1:]
     if targets:
-        w.stage(Pending(Need.FRACTURE, players=order, targets=targets, tag=tag))
+        w.stage(FractureWindow(order, targets, moment))
 
 
 def can_fracture(w: Work | GameState, colour: Colour, targets: tuple[str, ...]) -> bool:
@@ -93,19 +109,17 @@ def can_fracture(w: Work | GameState, colour: Colour, targets: tuple[str, ...]) 
     return any(artefact_owner(w, t) is not colour and face_up(w, t) for t in targets)
 
 
-def apply_crown(w: Work, item: Pending) -> None:
-    crown = item.targets[0]
-    owner = item.actor
-    assert owner is not None
+def apply_crown(w: Work, d: CrownEffect) -> bool:
+    """Once the crown's fracture window has closed: its effect, unless a fracture destroyed it."""
+    w.pending.pop(0)
+    crown, owner, affected = d.crown, d.actor, d.affected
     if not face_up(w, crown):
-        return  # negated by a fracture
+        return True  # negated by a fracture
     spec = w.data.artefacts[crown]
-    affected = item.subject if spec.affected is Affected.ANY else owner
-    assert affected is not None
     w.emit(ev.ArtefactApplied(owner, crown, affected))
     effect = spec.effect
     if effect is Effect.REDISTRIBUTE_AGAIN:
-        w.stage(Pending(Need.REDISTRIBUTE, actor=owner, tag="vitality"))
+        w.stage(VitalityRedistribution(owner))
     elif effect is Effect.LOOK_TOP_FOUR:
         p = w.players[affected]
         if p.deck_size < 4:
@@ -115,19 +129,19 @@ def apply_crown(w: Work, item: Pending) -> None:
         top = p.deck[:n] if w.full else ()
         w.emit(ev.TopCardsLooked(owner, affected, n, top))
         if n:
-            w.stage(Pending(Need.ARRANGE, actor=owner, subject=affected, targets=top, n=n))
+            w.stage(InsightArrangement(owner, affected, top, n))
     elif effect is Effect.SHUFFLE_DISCARD_INTO_DECK:
         p = w.players[affected]
         eligible = tuple(sorted({c for c, t in p.discard if t < w.turn}))
         if eligible:
-            w.stage(Pending(Need.RETURN_CARD, actor=owner, subject=affected, targets=eligible))
+            w.stage(OrderReturn(owner, affected, eligible))
     elif effect is Effect.DISCARD_ANY_CARD:
         if w.players[affected].hand_size:
-            w.stage(Pending(Need.OPTIONAL_DISCARD, actor=affected, tag="fury"))
+            w.stage(OptionalDiscard(affected, "fury"))
     elif effect is Effect.DESTROY_ARTEFACT:
         targets = tuple(a.id for a in w.players[affected].artefacts if a.face_up)
         if targets:
-            w.stage(Pending(Need.DESTROY, actor=owner, subject=affected, targets=targets))
+            w.stage(CorruptionTarget(owner, affected, targets))
     elif effect is Effect.LOOK_TOP_CARD:
         p = w.players[affected]
         if p.deck_size == 0:
@@ -136,7 +150,8 @@ def apply_crown(w: Work, item: Pending) -> None:
         if p.deck_size:
             top = p.deck[:1] if w.full else ()
             w.emit(ev.TopCardsLooked(owner, affected, 1, top))
-            w.stage(Pending(Need.PROSPERITY, actor=owner, subject=affected, targets=top))
+            w.stage(ProsperityChoiceWindow(owner, affected, top))
+    return True
 
 
 def _sceptre_applies(spec: ArtefactSpec, attacking: bool) -> bool:
@@ -179,9 +194,9 @@ def apply_sceptre(w: Work, owner: Colour, art: str) -> None:
             w.set_battle(defender_bonus=b.defender_bonus + 1)
         w.emit_scores(spec.name)
     elif spec.effect is Effect.MATCH_RIVAL_KNIGHTS:
-        w.stage(Pending(Need.EQUALISE, actor=owner, tag=art))
+        w.stage(SceptreChoice(owner, art))
     elif spec.effect is Effect.DISCARD_RANDOM_CARD and w.players[rival].hand_size:
-        w.stage(Pending(Need.RANDOM_DISCARD, actor=rival, tag=spec.name))
+        w.stage(RandomDiscard(rival, spec.name))
 
 
 def apply_orb(w: Work, owner: Colour, art: str) -> None:
@@ -198,7 +213,7 @@ def apply_orb(w: Work, owner: Colour, art: str) -> None:
             draw(w, owner, need, spec.name)
     elif effect is Effect.DISCARD_ANY_CARD:
         if w.players[owner].hand_size:
-            w.stage(Pending(Need.OPTIONAL_DISCARD, actor=owner, tag=spec.name))
+            w.stage(OptionalDiscard(owner, spec.name))
     elif effect is Effect.LOSE_KNIGHT:
         lose_in_territory(w, rival, b.territory, 1, spec.name)
     elif effect is Effect.PLACE_KNIGHT_IN_CASTLE:
@@ -234,7 +249,7 @@ def _fracture_target(s: GameState, a: A.PlayFracture, targets: tuple[str, ...] |
 
 
 
-def _check_use_crown(s: GameState, a: A.UseCrown, _: Pending | None) -> Verdict:
+def _check_use_crown(s: GameState, a: A.UseCrown, _: None) -> Verdict:
     if s.crown_used:
         return refuse(
             Reason.CROWN_ALREADY_USED, "A crown can be used only once during each of your turns.", Rule.CROWNS
@@ -261,17 +276,16 @@ def _check_use_crown(s: GameState, a: A.UseCrown, _: Pending | None) -> Verdict:
     return ACCEPTED
 
 
-def _check_fracture(s: GameState, a: A.PlayFracture, head: Pending | None) -> Verdict:
-    targets = None if head is None else head.targets
+def _check_fracture(s: GameState, a: A.PlayFracture, d: FractureWindow | None) -> Verdict:
+    targets = None if d is None else d.targets
     return _fracture_target(s, a, targets) or holds_resource(s, a.player, CardKind.FRACTURE) or ACCEPTED
 
 
-def _check_pass(s: GameState, a: A.PassFracture, head: Pending | None) -> Verdict:
+def _check_pass(s: GameState, a: A.PassFracture, _: FractureWindow) -> Verdict:
     return ACCEPTED
 
 
-def _check_pass_round(s: GameState, a: A.PassFractureRound, head: Pending | None) -> Verdict:
-    assert head is not None
+def _check_pass_round(s: GameState, a: A.PassFractureRound, head: FractureWindow) -> Verdict:
     if a.upto is not None and a.upto not in head.players[1:]:
         still = ", ".join(who(c) for c in head.players[1:]) or "nobody"
         return refuse(
@@ -290,12 +304,11 @@ def _check_pass_round(s: GameState, a: A.PassFractureRound, head: Pending | None
     return ACCEPTED
 
 
-def _check_equalise(s: GameState, a: A.Equalise, head: Pending | None) -> Verdict:
+def _check_equalise(s: GameState, a: A.Equalise, _: SceptreChoice) -> Verdict:
     return ACCEPTED
 
 
-def _check_arrange(s: GameState, a: A.ArrangeTop, head: Pending | None) -> Verdict:
-    assert head is not None
+def _check_arrange(s: GameState, a: A.ArrangeTop, d: InsightArrangement) -> Verdict:
     if s.knowledge is Knowledge.TABLE:
         if a.order:
             return refuse(
@@ -304,19 +317,18 @@ def _check_arrange(s: GameState, a: A.ArrangeTop, head: Pending | None) -> Verdi
                 Rule.ICONS,
             )
         return ACCEPTED
-    if sorted(a.order) != sorted(head.targets):
+    if sorted(a.order) != sorted(d.cards):
         return refuse(
             Reason.BAD_ORDER,
-            f"Put back exactly the cards looked at ({', '.join(head.targets)}), "
+            f"Put back exactly the cards looked at ({', '.join(d.cards)}), "
             f"got {', '.join(a.order) or 'none'}.",
             Rule.ICONS,
         )
     return ACCEPTED
 
 
-def _check_return(s: GameState, a: A.ReturnCard, head: Pending | None) -> Verdict:
-    assert head is not None
-    if a.card not in head.targets:
+def _check_return(s: GameState, a: A.ReturnCard, d: OrderReturn) -> Verdict:
+    if a.card not in d.eligible:
         return refuse(
             Reason.NOT_ELIGIBLE,
             f"{name_of(s, a.card)} is not in the discard pile from a previous turn; "
@@ -326,30 +338,27 @@ def _check_return(s: GameState, a: A.ReturnCard, head: Pending | None) -> Verdic
     return ACCEPTED
 
 
-def _check_destroy(s: GameState, a: A.DestroyArtefact, head: Pending | None) -> Verdict:
-    assert head is not None
-    if a.artefact not in head.targets:
+def _check_destroy(s: GameState, a: A.DestroyArtefact, d: CorruptionTarget) -> Verdict:
+    if a.artefact not in d.artefacts:
         return refuse(
             Reason.NOT_A_TARGET,
-            f"{name_of(s, a.artefact)} is not a face-up artefact of {who(head.subject or a.player)}.",
+            f"{name_of(s, a.artefact)} is not a face-up artefact of {who(d.subject)}.",
             Rule.ICONS,
         )
     return ACCEPTED
 
 
-def _check_prosperity(s: GameState, a: A.ProsperityChoice, head: Pending | None) -> Verdict:
-    assert head is not None
-    subject = head.subject
-    assert subject is not None
+def _check_prosperity(s: GameState, a: A.ProsperityChoice, d: ProsperityChoiceWindow) -> Verdict:
+    subject = d.subject
     if not a.discard:
         if a.card is not None:
             return refuse(Reason.BAD_ORDER, "Leaving the card on top names no card.", Rule.ICONS)
         return ACCEPTED
     if s.knowledge is Knowledge.FULL:
-        if a.card not in (None, head.targets[0]):
+        if a.card not in (None, d.top[0]):
             return refuse(
                 Reason.NOT_A_TARGET,
-                f"The top card is {name_of(s, head.targets[0])}, not {name_of(s, a.card or '')}.",
+                f"The top card is {name_of(s, d.top[0])}, not {name_of(s, a.card or '')}.",
                 Rule.ICONS,
             )
         return ACCEPTED
@@ -367,36 +376,32 @@ def _check_prosperity(s: GameState, a: A.ProsperityChoice, head: Pending | None)
     return ACCEPTED
 
 
-def _fracture(w: Work, a: A.PlayFracture) -> None:
+def _fracture(w: Work, a: A.PlayFracture, d: FractureWindow | None) -> None:
     card = w.data.card_of_kind[CardKind.FRACTURE]
-    in_window = bool(w.pending) and w.pending[0].need is Need.FRACTURE
     discard_card(w, a.player, card, None)
     w.emit(ev.CardPlayed(a.player, card, CardKind.FRACTURE.value))
     destroy(w, a.target, a.player, "fracture")
-    if in_window:
-        head = w.pending[0]
-        targets = tuple(t for t in head.targets if t != a.target)
-        w.pending[0] = Pending(Need.FRACTURE, players=head.players[1:], targets=targets, tag=head.tag)
+    if d is not None:  # the window moves on to the next player, without the artefact just destroyed
+        targets = tuple(t for t in d.targets if t != a.target)
+        w.pending[0] = FractureWindow(d.players[1:], targets, d.moment)
 
 
-def _pass_fracture(w: Work, a: A.PassFracture) -> None:
-    head = w.pending[0]
-    w.pending[0] = Pending(Need.FRACTURE, players=head.players[1:], targets=head.targets, tag=head.tag)
+def _pass_fracture(w: Work, a: A.PassFracture, d: FractureWindow) -> None:
+    w.pending[0] = FractureWindow(d.players[1:], d.targets, d.moment)
     w.emit(ev.FracturePassed(a.player))
 
 
-def _pass_fracture_round(w: Work, a: A.PassFractureRound) -> None:
-    head = w.pending[0]
-    cut = len(head.players) if a.upto is None else head.players.index(a.upto)
-    for colour in head.players[:cut]:
+def _pass_fracture_round(w: Work, a: A.PassFractureRound, d: FractureWindow) -> None:
+    cut = len(d.players) if a.upto is None else d.players.index(a.upto)
+    for colour in d.players[:cut]:
         w.emit(ev.FracturePassed(colour))
-    if cut >= len(head.players):
+    if cut >= len(d.players):
         w.pending.pop(0)
     else:
-        w.pending[0] = Pending(Need.FRACTURE, players=head.players[cut:], targets=head.targets, tag=head.tag)
+        w.pending[0] = FractureWindow(d.players[cut:], d.targets, d.moment)
 
 
-def _use_crown(w: Work, a: A.UseCrown) -> None:
+def _use_crown(w: Work, a: A.UseCrown, _: None) -> None:
     h = holding(w, a.player, ArtefactType.CROWN)
     assert h is not None
     crown = h[0].id
@@ -404,11 +409,11 @@ def _use_crown(w: Work, a: A.UseCrown) -> None:
     w.crown_used = True
     w.emit(ev.CrownAnnounced(a.player, crown, affected))
     # The fracture window opens from the crown's owner clockwise; the owner cannot fracture their own crown.
-    fracture_window(w, a.player, (crown,), "crown", skip_start=True)
-    w.stage(Pending(Need.APPLY_CROWN, actor=a.player, targets=(crown,), subject=affected))
+    fracture_window(w, a.player, (crown,), FractureMoment.CROWN, skip_start=True)
+    w.stage(CrownEffect(a.player, crown, affected or a.player))
 
 
-def _equalise(w: Work, a: A.Equalise) -> None:
+def _equalise(w: Work, a: A.Equalise, _: SceptreChoice) -> None:
     w.pending.pop(0)
     b = w.battle
     assert b is not None
@@ -423,17 +428,16 @@ def _equalise(w: Work, a: A.Equalise) -> None:
     w.emit_scores("matched knights")
 
 
-def _arrange(w: Work, a: A.ArrangeTop) -> None:
-    head = w.pending.pop(0)
+def _arrange(w: Work, a: A.ArrangeTop, d: InsightArrangement) -> None:
+    w.pending.pop(0)
     if w.full and a.order:
-        subject = head.subject or a.player
-        p = w.players[subject]
-        w.set_player(subject, deck=(*a.order, *p.deck[len(a.order) :]))
+        p = w.players[d.subject]
+        w.set_player(d.subject, deck=(*a.order, *p.deck[len(a.order) :]))
 
 
-def _return(w: Work, a: A.ReturnCard) -> None:
-    head = w.pending.pop(0)
-    subject = head.subject or a.player
+def _return(w: Work, a: A.ReturnCard, d: OrderReturn) -> None:
+    w.pending.pop(0)
+    subject = d.subject
     p = w.players[subject]
     discard = list(p.discard)
     for i, (card, turn) in enumerate(discard):
@@ -449,17 +453,16 @@ def _return(w: Work, a: A.ReturnCard) -> None:
     w.emit(ev.DeckShuffled(subject, w.players[subject].deck_size, "crown of order"))
 
 
-def _destroy(w: Work, a: A.DestroyArtefact) -> None:
+def _destroy(w: Work, a: A.DestroyArtefact, _: CorruptionTarget) -> None:
     w.pending.pop(0)
     destroy(w, a.artefact, a.player, "crown of corruption")
 
 
-def _prosperity(w: Work, a: A.ProsperityChoice) -> None:
-    head = w.pending.pop(0)
+def _prosperity(w: Work, a: A.ProsperityChoice, d: ProsperityChoiceWindow) -> None:
+    w.pending.pop(0)
     if not a.discard:
         return
-    subject = head.subject
-    assert subject is not None
+    subject = d.subject
     p = w.players[subject]
     if w.full:
         card = p.deck[0]
@@ -476,37 +479,35 @@ def _prosperity(w: Work, a: A.ProsperityChoice) -> None:
 # --- generators --------------------------------------------------------------------------------------------
 
 
-def _fracture_options(s: GameState, head: Pending | None) -> Iterator[A.PlayFracture]:
-    if head is None:  # on your own turn: any face-up artefact of another player (R23)
+def _fracture_options(s: GameState, d: FractureWindow | None) -> Iterator[A.PlayFracture]:
+    if d is None:  # on your own turn: any face-up artefact of another player (R23)
         me = s.current
         if may_hold(s, me, s.data.card_of_kind[CardKind.FRACTURE]):
             for c in s.order:
                 if c is not me:
                     yield from (A.PlayFracture(me, a.id) for a in s.players[c].artefacts if a.face_up)
         return
-    actor = head.players[0]
-    if can_fracture(s, actor, head.targets):
-        for t in head.targets:
+    actor = d.players[0]
+    if can_fracture(s, actor, d.targets):
+        for t in d.targets:
             if artefact_owner(s, t) is not actor and face_up(s, t):
                 yield A.PlayFracture(actor, t)
 
 
-def _pass_options(s: GameState, head: Pending | None) -> Iterator[A.PassFracture]:
-    assert head is not None
-    yield A.PassFracture(head.players[0])
+def _pass_options(s: GameState, d: FractureWindow) -> Iterator[A.PassFracture]:
+    yield A.PassFracture(d.players[0])
 
 
-def _pass_round_options(s: GameState, head: Pending | None) -> Iterator[A.PassFractureRound]:
-    assert head is not None
-    actor = head.players[0]
-    if len(head.players) > 1:
+def _pass_round_options(s: GameState, d: FractureWindow) -> Iterator[A.PassFractureRound]:
+    actor = d.players[0]
+    if len(d.players) > 1:
         yield A.PassFractureRound(actor)
-        for later in head.players[1:]:
-            if can_fracture(s, later, head.targets):
+        for later in d.players[1:]:
+            if can_fracture(s, later, d.targets):
                 yield A.PassFractureRound(actor, later)
 
 
-def _crown_options(s: GameState, _: Pending | None) -> Iterator[A.UseCrown]:
+def _crown_options(s: GameState, _: None) -> Iterator[A.UseCrown]:
     me = s.current
     if s.crown_used:
         return
@@ -519,54 +520,69 @@ def _crown_options(s: GameState, _: Pending | None) -> Iterator[A.UseCrown]:
         yield A.UseCrown(me)
 
 
-def _equalise_options(s: GameState, head: Pending | None) -> Iterator[A.Equalise]:
-    assert head is not None and head.actor is not None
-    yield A.Equalise(head.actor, True)
-    yield A.Equalise(head.actor, False)
+def _equalise_options(s: GameState, d: SceptreChoice) -> Iterator[A.Equalise]:
+    yield A.Equalise(d.actor, True)
+    yield A.Equalise(d.actor, False)
 
 
-def _arrange_options(s: GameState, head: Pending | None) -> Iterator[A.ArrangeTop]:
-    assert head is not None and head.actor is not None
+def _arrange_options(s: GameState, d: InsightArrangement) -> Iterator[A.ArrangeTop]:
     if s.knowledge is Knowledge.FULL:
-        for order in sorted(set(itertools.permutations(head.targets))):
-            yield A.ArrangeTop(head.actor, order)
+        for order in sorted(set(itertools.permutations(d.cards))):
+            yield A.ArrangeTop(d.actor, order)
     else:
-        yield A.ArrangeTop(head.actor, ())
+        yield A.ArrangeTop(d.actor, ())
 
 
-def _return_options(s: GameState, head: Pending | None) -> Iterator[A.ReturnCard]:
-    assert head is not None and head.actor is not None
-    yield from (A.ReturnCard(head.actor, c) for c in head.targets)
+def _return_options(s: GameState, d: OrderReturn) -> Iterator[A.ReturnCard]:
+    yield from (A.ReturnCard(d.actor, c) for c in d.eligible)
 
 
-def _destroy_options(s: GameState, head: Pending | None) -> Iterator[A.DestroyArtefact]:
-    assert head is not None and head.actor is not None
-    yield from (A.DestroyArtefact(head.actor, t) for t in head.targets)
+def _destroy_options(s: GameState, d: CorruptionTarget) -> Iterator[A.DestroyArtefact]:
+    yield from (A.DestroyArtefact(d.actor, t) for t in d.artefacts)
 
 
-def _prosperity_options(s: GameState, head: Pending | None) -> Iterator[A.ProsperityChoice]:
-    assert head is not None and head.actor is not None and head.subject is not None
-    yield A.ProsperityChoice(head.actor, False)
+def _prosperity_options(s: GameState, d: ProsperityChoiceWindow) -> Iterator[A.ProsperityChoice]:
+    yield A.ProsperityChoice(d.actor, False)
     if s.knowledge is Knowledge.FULL:
-        yield A.ProsperityChoice(head.actor, True)
+        yield A.ProsperityChoice(d.actor, True)
     else:
-        yield from (A.ProsperityChoice(head.actor, True, c) for c in sorted(possible_cards(s, head.subject)))
+        yield from (A.ProsperityChoice(d.actor, True, c) for c in sorted(possible_cards(s, d.subject)))
 
 
 # --- moves -------------------------------------------------------------------------------------------------
 
 PLAY_FRACTURE = Move(
-    A.PlayFracture, _check_fracture, _fracture, _fracture_options, answers=Need.FRACTURE, on_turn=OPEN_STEPS
+    A.PlayFracture, _check_fracture, _fracture, _fracture_options, answers=FractureWindow, on_turn=OPEN_STEPS
 )
-PASS_FRACTURE = Move(A.PassFracture, _check_pass, _pass_fracture, _pass_options, answers=Need.FRACTURE)
+PASS_FRACTURE = Move(A.PassFracture, _check_pass, _pass_fracture, _pass_options, answers=FractureWindow)
 PASS_FRACTURE_ROUND = Move(
-    A.PassFractureRound, _check_pass_round, _pass_fracture_round, _pass_round_options, answers=Need.FRACTURE
+    A.PassFractureRound, _check_pass_round, _pass_fracture_round, _pass_round_options, answers=FractureWindow
 )
 USE_CROWN = Move(A.UseCrown, _check_use_crown, _use_crown, _crown_options, on_turn=OPEN_STEPS)
-EQUALISE = Move(A.Equalise, _check_equalise, _equalise, _equalise_options, answers=Need.EQUALISE)
-ARRANGE_TOP = Move(A.ArrangeTop, _check_arrange, _arrange, _arrange_options, answers=Need.ARRANGE)
-RETURN_CARD = Move(A.ReturnCard, _check_return, _return, _return_options, answers=Need.RETURN_CARD)
-DESTROY_ARTEFACT = Move(A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, answers=Need.DESTROY)
-PROSPERITY_CHOICE = Move(
-    A.ProsperityChoice, _check_prosperity, _prosperity, _prosperity_options, answers=Need.PROSPERITY
+EQUALISE = Move(A.Equalise, _check_equalise, _equalise, _equalise_options, answers=SceptreChoice)
+ARRANGE_TOP = Move(A.ArrangeTop, _check_arrange, _arrange, _arrange_options, answers=InsightArrangement)
+RETURN_CARD = Move(A.ReturnCard, _check_return, _return, _return_options, answers=OrderReturn)
+DESTROY_ARTEFACT = Move(
+    A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, answers=CorruptionTarget
 )
+PROSPERITY_CHOICE = Move(
+    A.ProsperityChoice, _check_prosperity, _prosperity, _prosperity_options, answers=ProsperityChoiceWindow
+)
+
+
+# --- decisions nobody can answer otherwise -----------------------------------------------------------------
+
+
+def nobody_to_fracture(w: Work, d: FractureWindow) -> bool:
+    """Skip the players who cannot play a fracture card on anything still at stake (R25); close the window
+    when nobody is left. True when the window closed."""
+    targets = tuple(t for t in d.targets if face_up(w, t))
+    players = d.players
+    while players and not can_fracture(w, players[0], targets):
+        players = players[1:]
+    if not players or not targets:
+        w.pending.pop(0)
+        return True
+    if players != d.players or targets != d.targets:
+        w.pending[0] = FractureWindow(players, targets, d.moment)
+    return False

@@ -1,12 +1,16 @@
-"""Battle (p.11) and the order of battle (p.12): starting a battle, its stages from the territory's
-start-of-battle abilities to the conquest, and the moves a battle asks for (conflict cards, support cards,
-dice).
+"""Battle (p.11) and the order of battle (p.12): the nine steps as data the battle walks through, what each
+does, and the moves a battle asks for (conflict cards, support cards, dice).
+
+A battle in progress records the next thing it does (`Battle.stage`, a `BattleStage`); `run_phase` does it
+and moves the battle on to the phase after it in `BATTLE_STEPS`. A phase that needs a decision stages it,
+and the battle goes on once it is answered (`engine.turn.settle`).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from engine import actions as A
 from engine import events as ev
@@ -18,28 +22,28 @@ from engine.cards import (
     draw,
     holds,
     kind_is,
+    may_hold_conflict,
     may_hold_kind,
     remove_from_hand,
     table_conflict_bound,
 )
 from engine.catalogue import Ability, ArtefactType, CardKind
 from engine.colours import Colour
+from engine.decisions import ConflictCards, DicePurpose, DiceRoll, FractureMoment, SupportTurns
 from engine.knights import lose_in_territory, retreat
 from engine.moves import Move
-from engine.rulebook import Rule
+from engine.rulebook import Rule, Step
 from engine.state import (
     Battle,
     BattleStage,
     DiceSource,
     GameState,
     Knowledge,
-    Need,
-    Pending,
     combat_scores,
     defender_knights,
 )
 from engine.supply import conquer, declare_winner
-from engine.variants import support_players
+from engine.variants import ask_mayhem_dice, mayhem_roll, support_players
 from engine.verdict import ACCEPTED, Reason, Verdict, refuse, who
 from engine.work import Work
 
@@ -49,11 +53,20 @@ HAND_LIMIT = 5  # order of battle step 2
 def start_battle(
     w: Work, attacker: Colour, defender: Colour, territory: str, knights: int, *, siege: bool
 ) -> None:
-    w.battle = Battle(territory, attacker, defender, knights, BattleStage.DRAW, siege=siege)
-    w.battle_owned = True
+    """An advance into a territory (or, with castle siege, a castle) held by another player (p.11)."""
+    w.battle = Battle(territory, attacker, defender, knights, BattleStage.TERRITORY, siege=siege)
     d_knights = defender_knights(w, w.battle)
     w.emit(ev.BattleStarted(territory, attacker, defender, knights, d_knights))
-    spec = w.data.territories.get(territory)
+
+
+# --- the phases of the nine steps --------------------------------------------------------------------------
+
+
+def _territory(w: Work) -> None:
+    """Step 1: the territory's start-of-battle abilities (p.7): +1 to one side, or the arena's dice."""
+    b = w.battle
+    assert b is not None
+    spec = w.data.territories.get(b.territory)
     if spec is None:
         return
     a_bonus = 1 if Ability.ATTACKER_PLUS_ONE in spec.abilities else 0
@@ -62,74 +75,17 @@ def start_battle(
         w.set_battle(attacker_bonus=a_bonus, defender_bonus=d_bonus)
         w.emit_scores(spec.kind.value)
     if Ability.ARENA_ROLL in spec.abilities:
-        w.set_battle(stage=BattleStage.ARENA)
-        w.stage(
-            Pending(Need.DICE, actor=attacker, n=1, tag="arena"),
-            Pending(Need.DICE, actor=defender, n=1, tag="arena"),
-        )
-
-
-def run_stage(w: Work) -> None:
-    b = w.battle
-    assert b is not None
-    stage = b.stage
-    if stage is BattleStage.ARENA:
-        _arena(w)
-    elif stage is BattleStage.DRAW:
-        w.set_battle(stage=BattleStage.SCEPTRE_WINDOW)
-        for colour in (b.attacker, b.defender):
-            need = HAND_LIMIT - w.players[colour].hand_size
-            if need > 0:
-                draw(w, colour, need, "battle")
-    elif stage is BattleStage.SCEPTRE_WINDOW:
-        w.set_battle(stage=BattleStage.SCEPTRES)
-        targets = tuple(a for _, a in battle_artefacts(w, ArtefactType.SCEPTRE))
-        fracture_window(w, b.attacker, targets, "sceptre", skip_start=False)
-    elif stage is BattleStage.SCEPTRES:
-        w.set_battle(stage=BattleStage.CONFLICT)
-        for owner, art in battle_artefacts(w, ArtefactType.SCEPTRE):
-            apply_sceptre(w, owner, art)
-    elif stage is BattleStage.CONFLICT:
-        w.set_battle(stage=BattleStage.REVEAL)
-        w.stage(Pending(Need.CONFLICT, players=(b.attacker, b.defender)))
-    elif stage is BattleStage.REVEAL:
-        _reveal(w)
-    elif stage is BattleStage.SUPPORT:
-        _support(w)
-    elif stage is BattleStage.RESULT:
-        _result(w)
-    elif stage is BattleStage.MAYHEM:
-        w.set_battle(stage=BattleStage.ORB_WINDOW)
-        assert b.winner is not None
-        n = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
-        if n > 0:
-            w.stage(Pending(Need.DICE, actor=b.winner, n=n, tag="mayhem"))
-    elif stage is BattleStage.ORB_WINDOW:
-        w.set_battle(stage=BattleStage.ORBS)
-        targets = tuple(a for _, a in battle_artefacts(w, ArtefactType.ORB))
-        fracture_window(w, b.attacker, targets, "orb", skip_start=False)
-    elif stage is BattleStage.ORBS:
-        w.set_battle(stage=BattleStage.LOSSES)
-        for owner, art in battle_artefacts(w, ArtefactType.ORB):
-            apply_orb(w, owner, art)
-    elif stage is BattleStage.LOSSES:
-        _losses(w)
-    elif stage is BattleStage.CONQUEST:
-        w.set_battle(stage=BattleStage.END)
-        if b.winner is b.attacker and not b.siege and w.occ.get(b.territory, (None, 0))[0] is b.attacker:
-            w.emit(ev.Conquered(b.attacker, b.territory))
-            conquer(w, b.attacker, b.territory)
-        w.control_dirty.add(b.attacker)
-    elif stage is BattleStage.END:
-        end_battle(w, "battle over")
+        w.stage(DiceRoll(b.attacker, 1, DicePurpose.ARENA), DiceRoll(b.defender, 1, DicePurpose.ARENA))
 
 
 def _arena(w: Work) -> None:
-    """Arena (p.7): the lower roll loses a knight, a tie costs both; an empty side ends the battle."""
+    """Arena (p.7): the lower roll loses a knight, a tie costs both; an empty side ends the battle (R37)."""
     b = w.battle
     assert b is not None
+    spec = w.data.territories.get(b.territory)
+    if spec is None or Ability.ARENA_ROLL not in spec.abilities:
+        return
     a_roll, d_roll = b.attacker_arena_roll, b.defender_arena_roll
-    w.set_battle(stage=BattleStage.DRAW)
     if a_roll <= d_roll:
         lose_in_territory(w, b.attacker, b.territory, 1, "arena")
     if d_roll <= a_roll:
@@ -151,7 +107,46 @@ def _arena(w: Work) -> None:
         w.emit_scores("arena")
 
 
+def _draw_up(w: Work) -> None:
+    """Step 2: both players draw up to five cards (authority drawn is played at once)."""
+    b = w.battle
+    assert b is not None
+    for colour in (b.attacker, b.defender):
+        need = HAND_LIMIT - w.players[colour].hand_size
+        if need > 0:
+            draw(w, colour, need, "battle")
+
+
+def _artefact_window(a_type: ArtefactType, moment: FractureMoment) -> Callable[[Work], None]:
+    def open_window(w: Work) -> None:
+        """Steps 3 and 7: from the attacker clockwise, each player may fracture an artefact at stake."""
+        b = w.battle
+        assert b is not None
+        targets = tuple(a for _, a in battle_artefacts(w, a_type))
+        fracture_window(w, b.attacker, targets, moment, skip_start=False)
+
+    return open_window
+
+
+_sceptre_window = _artefact_window(ArtefactType.SCEPTRE, FractureMoment.SCEPTRES)
+_orb_window = _artefact_window(ArtefactType.ORB, FractureMoment.ORBS)
+
+
+def _apply_sceptres(w: Work) -> None:
+    """Step 3: the sceptres that survived their window apply, the attacker's first (R35)."""
+    for owner, art in battle_artefacts(w, ArtefactType.SCEPTRE):
+        apply_sceptre(w, owner, art)
+
+
+def _ask_conflict(w: Work) -> None:
+    """Step 4: both players choose a conflict card face down."""
+    b = w.battle
+    assert b is not None
+    w.stage(ConflictCards((b.attacker, b.defender)))
+
+
 def _reveal(w: Work) -> None:
+    """Step 4: both conflict cards are revealed together; an ambush adds a die roll (p.2)."""
     b = w.battle
     assert b is not None
     cards = w.data.cards
@@ -159,69 +154,57 @@ def _reveal(w: Work) -> None:
     for card in (b.attacker_conflict, b.defender_conflict):
         spec = cards[card] if card is not None else None
         values.append(spec.value or 0 if spec is not None and spec.kind is CardKind.CONFLICT else 0)
-    w.set_battle(
-        revealed=True,
-        attacker_conflict_value=values[0],
-        defender_conflict_value=values[1],
-        stage=BattleStage.SUPPORT,
-    )
+    w.set_battle(revealed=True, attacker_conflict_value=values[0], defender_conflict_value=values[1])
     w.emit(ev.ConflictRevealed(b.attacker_conflict, b.defender_conflict))
     for colour, card in ((b.attacker, b.attacker_conflict), (b.defender, b.defender_conflict)):
         if card is not None and cards[card].kind is CardKind.AMBUSH:
-            w.stage(Pending(Need.DICE, actor=colour, n=1, tag="ambush"))
+            w.stage(DiceRoll(colour, 1, DicePurpose.AMBUSH))
 
 
-def _support(w: Work) -> None:
+def _ask_support(w: Work) -> None:
+    """Step 5: support cards, lowest combat score first (a tie: the attacker, R32), none over mountains."""
     b = w.battle
     assert b is not None
     w.emit_scores("conflict cards")
-    w.set_battle(stage=BattleStage.RESULT)
     spec = w.data.territories.get(b.territory)
     if spec is not None and Ability.NO_SUPPORT in spec.abilities:
         return  # mountains: nobody plays support cards (p.7)
     a, d = combat_scores(w, b)
-    starter = b.defender if d < a else b.attacker  # lowest starts; a tie: the attacker (R32, Swedish p.12)
-    w.stage(Pending(Need.SUPPORT, players=support_players(w, starter)))
+    starter = b.defender if d < a else b.attacker
+    w.stage(SupportTurns(support_players(w, starter)))
 
 
 def _result(w: Work) -> None:
+    """Step 6: the higher combat score wins by the difference; a tie goes to the defender by one."""
     b = w.battle
     assert b is not None
     a, d = combat_scores(w, b)
     if a > d:
         winner, margin = b.attacker, a - d
     else:
-        winner, margin = b.defender, max(1, d - a)  # a tie: the defender wins by one (step 6)
-    w.set_battle(
-        winner=winner,
-        margin=margin,
-        stage=BattleStage.MAYHEM if w.s.config.variant.mayhem else BattleStage.ORB_WINDOW,
-    )
+        winner, margin = b.defender, max(1, d - a)
+    w.set_battle(winner=winner, margin=margin)
     w.emit(ev.BattleResult(winner, b.rival(winner), a, d, margin, "combat scores"))
 
 
-def mayhem_roll(w: Work, values: tuple[int, ...]) -> None:
-    """Mayhem (p.14): the winner loses a knight per 1 rolled; with none left, they lose the battle instead."""
+def _apply_orbs(w: Work) -> None:
+    """Step 7: the orbs that survived their window apply, the attacker's first (R35)."""
+    for owner, art in battle_artefacts(w, ArtefactType.ORB):
+        apply_orb(w, owner, art)
+
+
+def _conquest(w: Work) -> None:
+    """Step 9: an attacker who won conquers the territory and applies its abilities (p.7)."""
     b = w.battle
-    assert b is not None and b.winner is not None
-    ones = sum(1 for v in values if v == 1)
-    if ones:
-        lose_in_territory(w, b.winner, b.territory, ones, "mayhem")
-    b = w.battle
-    assert b is not None and b.winner is not None
-    left = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
-    if left == 0:
-        new_winner = b.rival(b.winner)
-        other_left = b.attacker_knights if new_winner is b.attacker else defender_knights(w, b)
-        a, d = combat_scores(w, b)
-        if other_left == 0:
-            w.set_battle(winner=None, margin=0, ended_early=True)
-            end_battle(w, "mayhem")
-            return
-        # R38: the new winner keeps every knight (no retreat, no losses); orbs follow the new result.
-        new_loser = b.winner
-        w.set_battle(winner=new_winner, margin=0)
-        w.emit(ev.BattleResult(new_winner, new_loser, a, d, 0, "mayhem"))
+    assert b is not None
+    if b.winner is b.attacker and not b.siege and w.occ.get(b.territory, (None, 0))[0] is b.attacker:
+        w.emit(ev.Conquered(b.attacker, b.territory))
+        conquer(w, b.attacker, b.territory)
+    w.control_dirty.add(b.attacker)
+
+
+def _over(w: Work) -> None:
+    end_battle(w, "battle over")
 
 
 def _losses(w: Work) -> None:
@@ -229,7 +212,6 @@ def _losses(w: Work) -> None:
     castle."""
     b = w.battle
     assert b is not None and b.winner is not None
-    w.set_battle(stage=BattleStage.CONQUEST)
     loser = b.rival(b.winner)
     if b.margin:
         lose_in_territory(w, loser, b.territory, b.margin, "battle")
@@ -298,11 +280,83 @@ def record_conflict(w: Work, colour: Colour, card: str | None) -> None:
     w.emit(ev.ConflictPlayed(colour))
 
 
-def _check_dice(s: GameState, a: A.RollDice, head: Pending | None) -> Verdict:
-    assert head is not None
-    if len(a.values) != head.n:
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One thing a step of the battle does; `stage` names it in a saved battle."""
+
+    stage: BattleStage
+    run: Callable[[Work], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BattleStep:
+    step: Step
+    phases: tuple[Phase, ...]
+
+
+S = BattleStage
+BATTLE_STEPS: tuple[BattleStep, ...] = (
+    BattleStep(Step(1, "Apply territory abilities", Rule.BATTLE_1), (
+        Phase(S.TERRITORY, _territory),
+        Phase(S.ARENA, _arena),
+    )),
+    BattleStep(Step(2, "Draw up to five cards", Rule.BATTLE_2), (
+        Phase(S.DRAW, _draw_up),
+    )),
+    BattleStep(Step(3, "Apply sceptre abilities", Rule.BATTLE_3), (
+        Phase(S.SCEPTRE_WINDOW, _sceptre_window),
+        Phase(S.SCEPTRES, _apply_sceptres),
+    )),
+    BattleStep(Step(4, "Play conflict cards", Rule.BATTLE_4), (
+        Phase(S.CONFLICT, _ask_conflict),
+        Phase(S.REVEAL, _reveal),
+    )),
+    BattleStep(Step(5, "Play support cards", Rule.BATTLE_5), (
+        Phase(S.SUPPORT, _ask_support),
+    )),
+    BattleStep(Step(6, "Battle result", Rule.BATTLE_6), (
+        Phase(S.RESULT, _result),
+        Phase(S.MAYHEM, ask_mayhem_dice),
+    )),
+    BattleStep(Step(7, "Apply orb abilities", Rule.BATTLE_7), (
+        Phase(S.ORB_WINDOW, _orb_window),
+        Phase(S.ORBS, _apply_orbs),
+    )),
+    BattleStep(Step(8, "Lose knights and retreat", Rule.BATTLE_8), (
+        Phase(S.LOSSES, _losses),
+    )),
+    BattleStep(Step(9, "Apply territory abilities", Rule.BATTLE_9), (
+        Phase(S.CONQUEST, _conquest),
+        Phase(S.END, _over),
+    )),
+)
+_PHASES = tuple(phase for step in BATTLE_STEPS for phase in step.phases)
+_PHASE = {phase.stage: phase for phase in _PHASES}
+_NEXT = {phase.stage: later.stage for phase, later in itertools.pairwise(_PHASES)}
+STEP_OF: dict[BattleStage, Step] = {phase.stage: bs.step for bs in BATTLE_STEPS for phase in bs.phases}
+
+
+def run_phase(w: Work) -> None:
+    """Do the battle's next phase, having first moved it on to the one after (a phase may end the battle)."""
+    b = w.battle
+    assert b is not None
+    phase = _PHASE[b.stage]
+    if phase.stage in _NEXT:
+        w.set_battle(stage=_NEXT[phase.stage])
+    phase.run(w)
+
+
+# --- moves -------------------------------------------------------------------------------------------------
+
+
+def _check_dice(s: GameState, a: A.RollDice, d: DiceRoll) -> Verdict:
+    if len(a.values) != d.n:
         return refuse(
-            Reason.BAD_DICE, f"{head.n} dice are needed for the {head.tag}, got {len(a.values)}.", Rule.BATTLE
+            Reason.BAD_DICE,
+            f"{d.n} dice are needed for the {d.purpose.value}, got {len(a.values)}.",
+            Rule.BATTLE,
         )
     for v in a.values:
         if not isinstance(v, int) or not 1 <= v <= 6:
@@ -310,7 +364,7 @@ def _check_dice(s: GameState, a: A.RollDice, head: Pending | None) -> Verdict:
     return ACCEPTED
 
 
-def _check_conflict(s: GameState, a: A.PlayConflict, head: Pending | None) -> Verdict:
+def _check_conflict(s: GameState, a: A.PlayConflict, _: ConflictCards) -> Verdict:
     if a.card is None:
         if s.knowledge is Knowledge.FULL and may_hold_kind(s, a.player, CONFLICT_KINDS):
             return refuse(
@@ -337,7 +391,7 @@ def _check_conflict(s: GameState, a: A.PlayConflict, head: Pending | None) -> Ve
     )
 
 
-def _check_support(s: GameState, a: A.PlaySupport, head: Pending | None) -> Verdict:
+def _check_support(s: GameState, a: A.PlaySupport, _: SupportTurns) -> Verdict:
     if len(set(a.cards)) != len(a.cards):
         return refuse(Reason.DUPLICATE_CARD, "Each card can be played only once.", Rule.BATTLE_5)
     for card in a.cards:
@@ -355,46 +409,45 @@ def _check_support(s: GameState, a: A.PlaySupport, head: Pending | None) -> Verd
     return ACCEPTED
 
 
-def _dice(w: Work, a: A.RollDice) -> None:
-    head = w.pending.pop(0)
-    w.emit(ev.DiceRolled(a.player, a.values, a.source, head.tag))
+
+def _rolled(w: Work, a: A.RollDice, d: DiceRoll) -> None:
+    w.pending.pop(0)
+    w.emit(ev.DiceRolled(a.player, a.values, a.source, d.purpose.value))
     b = w.battle
     assert b is not None
     attacker = a.player is b.attacker
-    if head.tag == "arena":  # resolved by the ARENA stage once both dice are in
+    if d.purpose is DicePurpose.ARENA:  # resolved by the arena phase once both dice are in
         if attacker:
             w.set_battle(attacker_arena_roll=a.values[0])
         else:
             w.set_battle(defender_arena_roll=a.values[0])
-    elif head.tag == "ambush":
+    elif d.purpose is DicePurpose.AMBUSH:
         if attacker:
             w.set_battle(attacker_conflict_value=a.values[0])
         else:
             w.set_battle(defender_conflict_value=a.values[0])
         w.emit_scores("ambush")
-    elif head.tag == "mayhem":
-        mayhem_roll(w, a.values)
+    elif mayhem_roll(w, a.values):
+        end_battle(w, "mayhem")
 
 
-def _conflict(w: Work, a: A.PlayConflict) -> None:
-    head = w.pending[0]
+def _conflict(w: Work, a: A.PlayConflict, d: ConflictCards) -> None:
     record_conflict(w, a.player, a.card)
-    left = tuple(c for c in head.players if c is not a.player)
+    left = tuple(c for c in d.players if c is not a.player)
     if left:
-        w.pending[0] = Pending(Need.CONFLICT, players=left)
+        w.pending[0] = ConflictCards(left)
     else:
         w.pending.pop(0)
 
 
-def _support_played(w: Work, a: A.PlaySupport) -> None:
-    head = w.pending[0]
-    rotated = (*head.players[1:], head.players[0])
+def _support_played(w: Work, a: A.PlaySupport, d: SupportTurns) -> None:
+    rotated = (*d.players[1:], d.players[0])
     if not a.cards:
-        passes = head.n + 1
-        if passes >= len(head.players):
+        passes = d.passes + 1
+        if passes >= len(d.players):
             w.pending.pop(0)
         else:
-            w.pending[0] = Pending(Need.SUPPORT, players=rotated, n=passes)
+            w.pending[0] = SupportTurns(rotated, passes)
         return
     b = w.battle
     assert b is not None
@@ -413,24 +466,21 @@ def _support_played(w: Work, a: A.PlaySupport) -> None:
         w.set_battle(support=support, defender_support=b.defender_support + total)
     w.emit(ev.SupportPlayed(a.player, for_player, a.cards, total))
     w.emit_scores("support cards")
-    w.pending[0] = Pending(Need.SUPPORT, players=rotated, n=0)
+    w.pending[0] = SupportTurns(rotated, 0)
 
 
-
-def _dice_options(s: GameState, head: Pending | None) -> Iterator[A.RollDice]:
+def _dice_options(s: GameState, d: DiceRoll) -> Iterator[A.RollDice]:
     """Every result of up to two dice; for three or more (mayhem) one result per face value (R44)."""
-    assert head is not None and head.actor is not None
-    if head.n <= 2:
-        for values in itertools.product(range(1, 7), repeat=head.n):
-            yield A.RollDice(head.actor, values, DiceSource.SIMULATION)
+    if d.n <= 2:
+        for values in itertools.product(range(1, 7), repeat=d.n):
+            yield A.RollDice(d.actor, values, DiceSource.SIMULATION)
     else:
         for v in range(1, 7):
-            yield A.RollDice(head.actor, (v,) * head.n, DiceSource.SIMULATION)
+            yield A.RollDice(d.actor, (v,) * d.n, DiceSource.SIMULATION)
 
 
-def _conflict_options(s: GameState, head: Pending | None) -> Iterator[A.PlayConflict]:
-    assert head is not None
-    for colour in head.players:
+def _conflict_options(s: GameState, d: ConflictCards) -> Iterator[A.PlayConflict]:
+    for colour in d.players:
         if s.knowledge is Knowledge.FULL:
             cards = cards_of(s, colour, CONFLICT_KINDS)
             none_ok = not cards
@@ -443,9 +493,8 @@ def _conflict_options(s: GameState, head: Pending | None) -> Iterator[A.PlayConf
             yield A.PlayConflict(colour, None)
 
 
-def _support_options(s: GameState, head: Pending | None) -> Iterator[A.PlaySupport]:
-    assert head is not None
-    actor = head.players[0]
+def _support_options(s: GameState, d: SupportTurns) -> Iterator[A.PlaySupport]:
+    actor = d.players[0]
     yield A.PlaySupport(actor, ())
     cards = cards_of(s, actor, frozenset({CardKind.SUPPORT}))
     most = len(cards) if s.knowledge is Knowledge.FULL else min(len(cards), s.players[actor].hand_size)
@@ -453,6 +502,40 @@ def _support_options(s: GameState, head: Pending | None) -> Iterator[A.PlaySuppo
         yield from (A.PlaySupport(actor, combo) for combo in itertools.combinations(cards, n))
 
 
-ROLL_DICE = Move(A.RollDice, _check_dice, _dice, _dice_options, answers=Need.DICE)
-PLAY_CONFLICT = Move(A.PlayConflict, _check_conflict, _conflict, _conflict_options, answers=Need.CONFLICT)
-PLAY_SUPPORT = Move(A.PlaySupport, _check_support, _support_played, _support_options, answers=Need.SUPPORT)
+ROLL_DICE = Move(A.RollDice, _check_dice, _rolled, _dice_options, answers=DiceRoll)
+PLAY_CONFLICT = Move(A.PlayConflict, _check_conflict, _conflict, _conflict_options, answers=ConflictCards)
+PLAY_SUPPORT = Move(A.PlaySupport, _check_support, _support_played, _support_options, answers=SupportTurns)
+
+
+# --- decisions nobody can answer otherwise -----------------------------------------------------------------
+
+
+def nobody_with_support(w: Work, d: SupportTurns) -> bool:
+    """A player who cannot hold a support card passes without being asked; True when the window closed."""
+    players, passes = d.players, d.passes
+    kinds = frozenset({CardKind.SUPPORT})
+    while passes < len(players) and not may_hold_kind(w, players[0], kinds):
+        players = (*players[1:], players[0])
+        passes += 1
+    if passes >= len(players):
+        w.pending.pop(0)
+        return True
+    if players != d.players:
+        w.pending[0] = SupportTurns(players, passes)
+    return False
+
+
+def no_conflict_card(w: Work, d: ConflictCards) -> bool:
+    """A player who cannot hold a conflict card battles with 0 without being asked (R34, R46); True when
+    something changed."""
+    stuck = tuple(c for c in d.players if not may_hold_conflict(w, c))
+    if not stuck:
+        return False
+    for colour in stuck:
+        record_conflict(w, colour, None)
+    left = tuple(c for c in d.players if c not in stuck)
+    if left:
+        w.pending[0] = ConflictCards(left)
+    else:
+        w.pending.pop(0)
+    return True

@@ -12,10 +12,11 @@ from engine import actions as A
 from engine import events as ev
 from engine.catalogue import CardKind
 from engine.colours import Colour
+from engine.decisions import AuthorityDraw, OptionalDiscard, RandomDiscard
 from engine.knights import gain_castle
 from engine.moves import OPEN_STEPS, Move
 from engine.rulebook import Rule
-from engine.state import GameState, Knowledge, Need, Pending
+from engine.state import GameState, Knowledge
 from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
 from engine.work import Work
 
@@ -138,7 +139,7 @@ def draw(w: Work, colour: Colour, n: int, cause: str) -> None:
         if authority in drawn:
             play_authority(w, colour, authority)
     elif authority in possible_cards(w, colour):
-        w.stage(Pending(Need.AUTHORITY, actor=colour, n=count, tag=cause))
+        w.stage(AuthorityDraw(colour, count, cause))
 
 
 def play_authority(w: Work, colour: Colour, authority: str) -> None:
@@ -270,18 +271,18 @@ def cards_of(s: GameState, colour: Colour, kinds: frozenset[CardKind]) -> list[s
 # --- moves -------------------------------------------------------------------------------------------------
 
 
-def _check_call_to_arms(s: GameState, a: A.PlayCallToArms, _: Pending | None) -> Verdict:
+def _check_call_to_arms(s: GameState, a: A.PlayCallToArms, _: None) -> Verdict:
     return holds_resource(s, a.player, CardKind.CALL_TO_ARMS) or ACCEPTED
 
 
-def _call_to_arms(w: Work, a: A.PlayCallToArms) -> None:
+def _call_to_arms(w: Work, a: A.PlayCallToArms, _: None) -> None:
     card = w.data.card_of_kind[CardKind.CALL_TO_ARMS]
     discard_card(w, a.player, card, None)
     w.emit(ev.CardPlayed(a.player, card, CardKind.CALL_TO_ARMS.value))
     gain_castle(w, a.player, 2, "call to arms")
 
 
-def _call_to_arms_options(s: GameState, _: Pending | None) -> Iterator[A.PlayCallToArms]:
+def _call_to_arms_options(s: GameState, _: None) -> Iterator[A.PlayCallToArms]:
     if holds_resource(s, s.current, CardKind.CALL_TO_ARMS) is None:
         yield A.PlayCallToArms(s.current)
 
@@ -291,11 +292,11 @@ CALL_TO_ARMS = Move(
 )
 
 
-def _check_tactical(s: GameState, a: A.PlayTacticalAdvance, _: Pending | None) -> Verdict:
+def _check_tactical(s: GameState, a: A.PlayTacticalAdvance, _: None) -> Verdict:
     return holds_resource(s, a.player, CardKind.TACTICAL_ADVANCE) or ACCEPTED
 
 
-def _tactical(w: Work, a: A.PlayTacticalAdvance) -> None:
+def _tactical(w: Work, a: A.PlayTacticalAdvance, _: None) -> None:
     card = w.data.card_of_kind[CardKind.TACTICAL_ADVANCE]
     discard_card(w, a.player, card, None)
     w.emit(ev.CardPlayed(a.player, card, CardKind.TACTICAL_ADVANCE.value))
@@ -303,7 +304,7 @@ def _tactical(w: Work, a: A.PlayTacticalAdvance) -> None:
     w.emit(ev.ManoeuvreGained(a.player, w.manoeuvres))
 
 
-def _tactical_options(s: GameState, _: Pending | None) -> Iterator[A.PlayTacticalAdvance]:
+def _tactical_options(s: GameState, _: None) -> Iterator[A.PlayTacticalAdvance]:
     if holds_resource(s, s.current, CardKind.TACTICAL_ADVANCE) is None:
         yield A.PlayTacticalAdvance(s.current)
 
@@ -313,65 +314,62 @@ TACTICAL_ADVANCE = Move(
 )
 
 
-def _check_authority(s: GameState, a: A.DeclareAuthority, _: Pending | None) -> Verdict:
+def _check_authority(s: GameState, a: A.DeclareAuthority, _: AuthorityDraw) -> Verdict:
     if a.drawn:
         return holds_resource(s, a.player, CardKind.AUTHORITY) or ACCEPTED
     return ACCEPTED
 
 
-def _authority(w: Work, a: A.DeclareAuthority) -> None:
+def _authority(w: Work, a: A.DeclareAuthority, _: AuthorityDraw) -> None:
     w.pending.pop(0)
     if a.drawn:
         play_authority(w, a.player, w.data.card_of_kind[CardKind.AUTHORITY])
 
 
-def _authority_options(s: GameState, head: Pending | None) -> Iterator[A.DeclareAuthority]:
-    assert head is not None and head.actor is not None
-    yield A.DeclareAuthority(head.actor, False)
-    if holds_resource(s, head.actor, CardKind.AUTHORITY) is None:
-        yield A.DeclareAuthority(head.actor, True)
+def _authority_options(s: GameState, d: AuthorityDraw) -> Iterator[A.DeclareAuthority]:
+    yield A.DeclareAuthority(d.actor, False)
+    if holds_resource(s, d.actor, CardKind.AUTHORITY) is None:
+        yield A.DeclareAuthority(d.actor, True)
 
 
 DECLARE_AUTHORITY = Move(
-    A.DeclareAuthority, _check_authority, _authority, _authority_options, answers=Need.AUTHORITY
+    A.DeclareAuthority, _check_authority, _authority, _authority_options, answers=AuthorityDraw
 )
 
 
-def _check_discard(s: GameState, a: A.DiscardCard, _: Pending | None) -> Verdict:
+def _check_discard(s: GameState, a: A.DiscardCard, _: OptionalDiscard) -> Verdict:
     if a.card is None:
         return ACCEPTED
     return holds(s, a.player, a.card, Rule.ICONS) or ACCEPTED
 
 
-def _discard(w: Work, a: A.DiscardCard) -> None:
-    head = w.pending.pop(0)
+def _discard(w: Work, a: A.DiscardCard, d: OptionalDiscard) -> None:
+    w.pending.pop(0)
     if a.card is not None:
-        discard_card(w, a.player, a.card, head.tag or "discard")
+        discard_card(w, a.player, a.card, d.cause)
 
 
-def _discard_options(s: GameState, head: Pending | None) -> Iterator[A.DiscardCard]:
-    assert head is not None and head.actor is not None
-    yield A.DiscardCard(head.actor, None)
-    for card in cards_of(s, head.actor, ALL_KINDS):
-        yield A.DiscardCard(head.actor, card)
+def _discard_options(s: GameState, d: OptionalDiscard) -> Iterator[A.DiscardCard]:
+    yield A.DiscardCard(d.actor, None)
+    for card in cards_of(s, d.actor, ALL_KINDS):
+        yield A.DiscardCard(d.actor, card)
 
 
-DISCARD_CARD = Move(A.DiscardCard, _check_discard, _discard, _discard_options, answers=Need.OPTIONAL_DISCARD)
+DISCARD_CARD = Move(A.DiscardCard, _check_discard, _discard, _discard_options, answers=OptionalDiscard)
 
 
-def _check_random_discard(s: GameState, a: A.DiscardRandom, _: Pending | None) -> Verdict:
+def _check_random_discard(s: GameState, a: A.DiscardRandom, _: RandomDiscard) -> Verdict:
     return holds(s, a.player, a.card, Rule.ICONS) or ACCEPTED
 
 
-def _random_discard(w: Work, a: A.DiscardRandom) -> None:
-    head = w.pending.pop(0)
-    discard_card(w, a.player, a.card, head.tag or "random discard")
+def _random_discard(w: Work, a: A.DiscardRandom, d: RandomDiscard) -> None:
+    w.pending.pop(0)
+    discard_card(w, a.player, a.card, d.cause)
 
 
-def _random_discard_options(s: GameState, head: Pending | None) -> Iterator[A.DiscardRandom]:
-    assert head is not None and head.actor is not None
-    for card in cards_of(s, head.actor, ALL_KINDS):
-        yield A.DiscardRandom(head.actor, card)
+def _random_discard_options(s: GameState, d: RandomDiscard) -> Iterator[A.DiscardRandom]:
+    for card in cards_of(s, d.actor, ALL_KINDS):
+        yield A.DiscardRandom(d.actor, card)
 
 
 DISCARD_RANDOM = Move(
@@ -379,7 +377,25 @@ DISCARD_RANDOM = Move(
     _check_random_discard,
     _random_discard,
     _random_discard_options,
-    answers=Need.RANDOM_DISCARD,
+    answers=RandomDiscard,
 )
 
-MOVES = (CALL_TO_ARMS, TACTICAL_ADVANCE, DECLARE_AUTHORITY, DISCARD_CARD, DISCARD_RANDOM)
+
+
+# --- decisions nobody can answer otherwise -----------------------------------------------------------------
+
+
+def no_card_to_discard(w: Work, d: OptionalDiscard | RandomDiscard) -> bool:
+    """A discard from an empty hand is skipped; True when the window closed."""
+    if w.players[d.actor].hand_size == 0:
+        w.pending.pop(0)
+        return True
+    return False
+
+
+def authority_not_possible(w: Work, d: AuthorityDraw) -> bool:
+    """TABLE: nobody is asked about an authority card that cannot be in the hand; True when closed."""
+    if w.data.card_of_kind[CardKind.AUTHORITY] not in possible_cards(w, d.actor):
+        w.pending.pop(0)
+        return True
+    return False

@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 from engine import codec
 from engine.colours import Colour
 from engine.errors import ActionFormatError
-from engine.speed import fast_init
 from engine.state import DiceSource
 
 EVENT_TYPES: dict[str, type[Event]] = {}
@@ -301,6 +300,3 @@ class GameWon(Event):
     cause: str
     TYPE: ClassVar[str] = "game_won"
 
-
-for _event_class in EVENT_TYPES.values():
-    fast_init(_event_class)  # several events per action (engine/speed.py)

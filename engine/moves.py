@@ -12,26 +12,34 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from engine.actions import Action
-from engine.state import GameState, Need, Pending, TurnStep
+from engine.decisions import Decision
+from engine.state import GameState, TurnStep
 from engine.verdict import Verdict
 from engine.work import Work
 
 A = TypeVar("A", bound=Action)
+D = TypeVar("D", bound=Decision | None)
 
 
 @dataclass(frozen=True, slots=True)
-class Move(Generic[A]):
-    """`action`: the action class. `answers`: the decision it answers (None: none). `on_turn`: the steps of
-    the turn in which the player whose turn it is may play it while nothing is waiting (empty: never).
-    `check(state, action, decision)` says whether it is legal once it is this player's to play (the decision
-    waited for, or None on the turn). `effect(work, action)` applies an accepted one. `options(state,
-    decision)` generates the legal ones."""
+class Move(Generic[A, D]):
+    """One kind of action.
+
+    - `action`: its class.
+    - `check(state, action, decision)`: whether it is legal once it is this player's to play: `decision` is
+      the decision it answers, or None when played on the player's own turn.
+    - `effect(work, action, decision)`: applies an accepted one (answering `decision` closes or moves it on).
+    - `options(state, decision)`: the legal ones, lazily, for the player(s) who may play it now.
+    - `answers`: the class of decision it answers (None: none).
+    - `on_turn`: the steps of the turn in which the player whose turn it is may play it while nothing is
+      waiting (empty: never).
+    """
 
     action: type[A]
-    check: Callable[[GameState, A, Pending | None], Verdict]
-    effect: Callable[[Work, A], None]
-    options: Callable[[GameState, Pending | None], Iterable[A]]
-    answers: Need | None = None
+    check: Callable[[GameState, A, D], Verdict]
+    effect: Callable[[Work, A, D], None]
+    options: Callable[[GameState, D], Iterable[A]]
+    answers: type[Decision] | None = None
     on_turn: frozenset[TurnStep] = frozenset()
 
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from engine import actions as A
 from engine.colours import Colour
+from engine.decisions import DiceRoll
 from engine.events import Event
 from engine.rules import MOVES, apply_unchecked, legal_actions
 from engine.setup import GameConfig, PlayerConfig, new_game
-from engine.state import GameState, Knowledge
+from engine.state import DiceSource, GameState, Knowledge
 from engine.turn import advance_options
 from engine.variants import Variant
 
@@ -53,9 +54,10 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
     if state.pending:
         # The whole-round pass (R47) is a shortcut for the app; the policy answers each player in turn.
         action = rng.choice([a for a in legal_actions(state) if not isinstance(a, A.PassFractureRound)])
-        if isinstance(action, A.RollDice):
-            head = state.pending[0]
-            return A.RollDice(action.player, tuple(rng.randint(1, 6) for _ in range(head.n)), action.source)
+        head = state.pending[0]
+        if isinstance(head, DiceRoll):
+            values = tuple(rng.randint(1, 6) for _ in range(head.n))
+            return A.RollDice(head.actor, values, DiceSource.SIMULATION)
         return action
     options_by_target = advance_options(state, state.current)
     if options_by_target and rng.random() < 0.85:

@@ -20,10 +20,11 @@ from typing import Any
 from engine import actions as A
 from engine.catalogue import Ability, TileKind
 from engine.colours import Colour
+from engine.decisions import VitalityRedistribution
 from engine.events import BattleEnded, Event, KnightsGained, KnightsLost, Retreated
 from engine.reading import TableReading
 from engine.rules import apply, check
-from engine.state import GameState, Need
+from engine.state import GameState
 from engine.verdict import Verdict
 
 MAX_STEPS = 4  # e.g. end turn, call to arms, redistribute, advance (R82)
@@ -233,7 +234,7 @@ def _candidates(state: GameState, reading: TableReading, sure: list[str]) -> Ite
     if state.pending:
         head = state.pending[0]
         # Crown of Vitality: the engine waits for one more redistribution, which the camera can see.
-        if head.need is Need.REDISTRIBUTE and head.actor is not None:
+        if isinstance(head, VitalityRedistribution):
             vitality = _redistribution(state, head.actor, diffs)
             if vitality is not None:
                 yield vitality

@@ -27,16 +27,17 @@ from engine.artefacts import (
 from engine.battle import PLAY_CONFLICT, PLAY_SUPPORT, ROLL_DICE
 from engine.cards import CALL_TO_ARMS, DECLARE_AUTHORITY, DISCARD_CARD, DISCARD_RANDOM, TACTICAL_ADVANCE
 from engine.colours import Colour
+from engine.decisions import DECISION_TYPES, Decision
 from engine.errors import IllegalActionError
 from engine.moves import Move
 from engine.rulebook import Rule
-from engine.state import GameState, Need, TurnStep
+from engine.state import GameState, TurnStep
 from engine.turn import ADVANCE, END_TURN, REDISTRIBUTE, SKIP_ADVANCE, layouts, settle
 from engine.verdict import Reason, Verdict, refuse, who
 from engine.work import Work
 
 # Every move, in the order `legal_actions` lists them.
-MOVES: tuple[Move[Any], ...] = (
+MOVES: tuple[Move[Any, Any], ...] = (
     CALL_TO_ARMS,
     TACTICAL_ADVANCE,
     PASS_FRACTURE,
@@ -59,34 +60,10 @@ MOVES: tuple[Move[Any], ...] = (
     DESTROY_ARTEFACT,
     PROSPERITY_CHOICE,
 )
-MOVE_OF: dict[type[A.Action], Move[Any]] = {m.action: m for m in MOVES}
-ANSWERING: dict[Need, tuple[Move[Any], ...]] = {
-    need: tuple(m for m in MOVES if m.answers is need) for need in Need
-}
-
-ASKS: dict[Need, str] = {
-    Need.FRACTURE: "to decide on a fracture card",
-    Need.DICE: "for a dice roll",
-    Need.EQUALISE: "to decide on their sceptre",
-    Need.RANDOM_DISCARD: "for the random discard",
-    Need.CONFLICT: "for conflict cards",
-    Need.SUPPORT: "for support cards",
-    Need.OPTIONAL_DISCARD: "to decide on a discard",
-    Need.AUTHORITY: "to say whether authority was drawn",
-    Need.REDISTRIBUTE: "for the Crown of Vitality redistribution",
-    Need.ARRANGE: "to put the cards back",
-    Need.RETURN_CARD: "to choose a card for the Crown of Order",
-    Need.DESTROY: "to choose the artefact to destroy",
-    Need.PROSPERITY: "to leave or discard the top card",
-}
-NEED_RULE: dict[Need, Rule] = {
-    Need.FRACTURE: Rule.FRACTURE,
-    Need.DICE: Rule.BATTLE,
-    Need.CONFLICT: Rule.BATTLE_4,
-    Need.SUPPORT: Rule.BATTLE_5,
-    Need.EQUALISE: Rule.BATTLE_3,
-    Need.RANDOM_DISCARD: Rule.ICONS,
-    Need.AUTHORITY: Rule.RESOURCES,
+MOVE_OF: dict[type[A.Action], Move[Any, Any]] = {m.action: m for m in MOVES}
+# The moves that answer each kind of decision, in `MOVES` order.
+ANSWERING: dict[type[Decision], tuple[Move[Any, Any], ...]] = {
+    cls: tuple(m for m in MOVES if m.answers is cls) for cls in DECISION_TYPES.values()
 }
 
 
@@ -104,19 +81,18 @@ def check(state: GameState, action: A.Action) -> Verdict:
     move = MOVE_OF[type(action)]
     if state.pending:
         head = state.pending[0]
-        rule = NEED_RULE.get(head.need, Rule.ICONS)
         if action.player not in head.actors():
             waiting = " and ".join(who(c) for c in head.actors())
             return refuse(
                 Reason.NOT_YOUR_DECISION,
-                f"The game is waiting for {waiting} {ASKS[head.need]}, not for {who(action.player)}.",
-                rule,
+                f"The game is waiting for {waiting} {head.ASKS}, not for {who(action.player)}.",
+                head.rule,
             )
-        if move.answers is not head.need:
+        if move.answers is not type(head):
             return refuse(
                 Reason.WRONG_STEP,
-                f"{who(action.player)} must first answer: the game is waiting {ASKS[head.need]}.",
-                rule,
+                f"{who(action.player)} must first answer: the game is waiting {head.ASKS}.",
+                head.rule,
             )
         return move.check(state, action, head)
     if action.player is not state.current:
@@ -155,7 +131,7 @@ def apply(state: GameState, action: A.Action) -> tuple[GameState, tuple[ev.Event
 def apply_unchecked(state: GameState, action: A.Action) -> tuple[GameState, tuple[ev.Event, ...]]:
     """Apply an action `check` has accepted (used by `apply` and by replays of already-checked logs)."""
     w = Work(state)
-    MOVE_OF[type(action)].effect(w, action)
+    MOVE_OF[type(action)].effect(w, action, state.pending[0] if state.pending else None)
     settle(w)
     return w.freeze(), tuple(w.events)
 
@@ -175,7 +151,7 @@ def legal_actions(state: GameState) -> list[A.Action]:
     out: list[A.Action] = []
     if s.pending:
         head = s.pending[0]
-        for move in ANSWERING[head.need]:
+        for move in ANSWERING[type(head)]:
             out.extend(move.options(s, head))
         return out
     step = s.step

@@ -16,6 +16,7 @@ from typing import Any
 from engine import codec
 from engine.actions import Action
 from engine.colours import Colour
+from engine.decisions import Decision, from_legacy
 from engine.errors import (
     ActionFormatError,
     CatalogueError,
@@ -26,7 +27,7 @@ from engine.errors import (
 )
 from engine.history import SAVE_FORMAT, History
 from engine.setup import GameConfig, game_data, validate_state
-from engine.state import STATE_VERSION, Battle, GameState, Knowledge, Pending, PlayerState
+from engine.state import STATE_VERSION, Battle, GameState, Knowledge, PlayerState
 from engine.supply import refresh_control
 from engine.work import Work
 
@@ -67,7 +68,7 @@ def state_from_json(obj: Any) -> GameState:
             crown_used=codec.decode(bool, obj["crown_used"], "crown_used"),
             in_advance=codec.decode(bool, obj["in_advance"], "in_advance"),
             battle=codec.decode(Battle | None, obj["battle"], "battle"),
-            pending=codec.decode(tuple[Pending, ...], obj["pending"], "pending"),
+            pending=_pending(obj["pending"], obj["version"]),
             winner=codec.decode(tuple[Colour, ...] | None, obj["winner"], "winner"),
             supply={},
             knowledge=Knowledge(obj["knowledge"]),
@@ -90,6 +91,25 @@ def state_from_json(obj: Any) -> GameState:
 
 
 # --- whole games -------------------------------------------------------------------------------------------
+
+
+def same_state(state: GameState, doc: Mapping[str, Any]) -> bool:
+    """Whether a saved state document describes `state`: compared as documents when this version wrote it,
+    else (an older document) by reading it."""
+    if doc.get("version") == STATE_VERSION:
+        return state.to_json() == doc
+    try:
+        return state_from_json(doc) == state
+    except SaveError:
+        return False
+
+
+def _pending(raw: Any, version: int) -> tuple[Decision, ...]:
+    """The decisions a state waits for: typed records (version 2) or version 1's loose ones."""
+    if not isinstance(raw, list):
+        raise ValueError(f"'pending' must be a list, got {raw!r}")
+    read = from_legacy if version < 2 else Decision.from_json
+    return tuple(read(d) for d in raw)
 
 
 def save_document(history: History) -> dict[str, Any]:
@@ -179,6 +199,7 @@ __all__ = [
     "load",
     "load_document",
     "loads",
+    "same_state",
     "save",
     "save_document",
     "state_from_json",

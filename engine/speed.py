@@ -1,26 +1,31 @@
-"""The engine's speed tricks, all of them, in one place.
+"""The engine's speed tricks, all of them, in one place, behind one switch.
 
-The rules are written plainly; what only makes them faster lives here:
+The rules are written plainly; what only makes them faster lives here. Set the environment variable
+`SENESCHAL_ENGINE_SPEED=0` before the engine is imported to turn every trick off (`ENABLED`): games play out
+identically either way (tests/engine/test_speed.py), only slower.
 
 - `identity_hash` (a class decorator for Enums): `Enum.__hash__` hashes the member's name in Python code, and
   colours are the commonest dict keys on the hot path. Members are singletons compared by identity, so the
   identity hash is equivalent (equal members, equal hashes) and runs in C.
-- `fast_init`: a frozen dataclass's generated `__init__` sets each field through `object.__setattr__`, which
-  looks the name up again on every call; the rules build several records per action. `fast_init(cls)` swaps in
-  an `__init__` with the same parameters (order, defaults, default factories, keyword-only fields) that writes
-  each slot through its own C-level setter.
-- `replace_fields` and `setters`: copy a frozen slotted record with some fields changed without re-running
-  `__init__`, and change a record this code owns in place (see `engine.work.Work`).
-- `freezer`: build a frozen slotted record from a mapping of field expressions with straight-line code.
+- `install(records)`: a frozen dataclass's generated `__init__` sets each field through `object.__setattr__`,
+  which looks the name up again on every call, and the rules build several records per action. `fast_init`
+  swaps in an `__init__` with the same parameters (order, defaults, default factories, keyword-only fields)
+  that writes each slot through its own C-level setter.
+- `replace_fields`: copy a frozen slotted record with some fields changed without re-running `__init__`.
+- `Owned`: a working copy changes the records it made itself in place instead of copying them again.
+- `build`: make a frozen slotted record from its field values without `__init__`.
 
 Nothing about the records changes: same fields, equality, hashing, repr and `__post_init__`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import MISSING, fields, is_dataclass
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
+
+ENABLED = os.environ.get("SENESCHAL_ENGINE_SPEED", "1") != "0"
 
 T = TypeVar("T")
 E = TypeVar("E")
@@ -30,27 +35,35 @@ _FACTORY = object()  # marks "no value given" for a field with a default factory
 
 def identity_hash(cls: type[E]) -> type[E]:
     """Hash an Enum's members by identity (see the module docstring); returns the class."""
-    cls.__hash__ = object.__hash__  # type: ignore[method-assign]
+    if ENABLED:
+        cls.__hash__ = object.__hash__  # type: ignore[method-assign]
     return cls
+
+
+def install(records: Iterable[type]) -> None:
+    """Give these frozen slotted record classes a faster `__init__` (nothing when the tricks are off)."""
+    if ENABLED:
+        for cls in records:
+            fast_init(cls)
 
 
 def fast_init(cls: type[T]) -> type[T]:
     """Give a frozen slotted dataclass a faster `__init__` with the same signature; returns the class."""
-    if not is_dataclass(cls) or "__dict__" in dir(cls):
+    if not dataclasses.is_dataclass(cls) or "__dict__" in dir(cls):
         raise TypeError(f"{cls.__name__} is not a slotted dataclass")
     namespace: dict[str, Any] = {"FACTORY": _FACTORY}
     positional: list[str] = []
     keyword_only: list[str] = []
     body: list[str] = []
-    for f in fields(cls):
+    for f in dataclasses.fields(cls):
         if not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: fields outside __init__ are not supported")
         namespace[f"set_{f.name}"] = getattr(cls, f.name).__set__
-        if f.default is not MISSING:
+        if f.default is not dataclasses.MISSING:
             namespace[f"default_{f.name}"] = f.default
             param = f"{f.name}=default_{f.name}"
             value = f.name
-        elif f.default_factory is not MISSING:
+        elif f.default_factory is not dataclasses.MISSING:
             namespace[f"factory_{f.name}"] = f.default_factory
             param = f"{f.name}=FACTORY"
             value = f"factory_{f.name}() if {f.name} is FACTORY else {f.name}"
@@ -71,10 +84,18 @@ def fast_init(cls: type[T]) -> type[T]:
     return cls
 
 
-def setters(cls: type) -> dict[str, Callable[[Any, object], None]]:
+_SETTERS: dict[type, dict[str, Callable[[Any, object], None]]] = {}
+
+
+def _setters(cls: type) -> dict[str, Callable[[Any, object], None]]:
     """Each field's slot setter: C-level, skipping the frozen class's `__setattr__` (which refuses) and the
     by-name lookup `object.__setattr__` would do."""
-    return {f.name: getattr(cls, f.name).__set__ for f in fields(cls)}
+    found = _SETTERS.get(cls)
+    if found is None:
+        if "__dict__" in dir(cls) or not hasattr(cls, "__slots__"):
+            raise TypeError(f"{cls.__name__} is not a slotted dataclass")
+        found = _SETTERS[cls] = {f.name: getattr(cls, f.name).__set__ for f in dataclasses.fields(cls)}
+    return found
 
 
 _REPLACERS: dict[type, Callable[[Any, Mapping[str, object]], Any]] = {}
@@ -83,7 +104,7 @@ _REPLACERS: dict[type, Callable[[Any, Mapping[str, object]], Any]] = {}
 def _make_replacer(cls: type) -> Callable[[Any, Mapping[str, object]], Any]:
     """Straight-line code copying every field (generated once per class: no per-field loop at run time), then
     the changes. A name that is not a field has no setter (KeyError)."""
-    slot_setters = setters(cls)
+    slot_setters = _setters(cls)
     body = [f"    set_{n}(new, obj.{n})" for n in slot_setters]
     src = ("def replacer(obj, ch):\n    new = new_(cls)\n" + "\n".join(body)
            + "\n    for name, value in ch.items():\n        setters[name](new, value)\n    return new\n")
@@ -95,33 +116,56 @@ def _make_replacer(cls: type) -> Callable[[Any, Mapping[str, object]], Any]:
 
 
 def replace_fields(obj: T, changes: Mapping[str, object]) -> T:
-    """`dataclasses.replace` for our frozen slotted records without re-running `__init__`. Unknown field
-    names raise TypeError."""
+    """`dataclasses.replace(obj, **changes)` for our frozen slotted records. Unknown field names raise
+    TypeError."""
+    if not ENABLED:
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     cls: Any = type(obj)
     replacer = _REPLACERS.get(cls)
     if replacer is None:
-        if "__dict__" in dir(cls) or not hasattr(cls, "__slots__"):
-            raise TypeError(f"{cls.__name__} is not a slotted dataclass")
         replacer = _REPLACERS[cls] = _make_replacer(cls)
     try:
         result: T = replacer(obj, changes)
     except KeyError:
-        unknown = sorted(set(changes) - {f.name for f in fields(cls)})
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(cls)})
         raise TypeError(f"{cls.__name__} has no field(s) {unknown}") from None
     return result
 
 
-def freezer(cls: type[T], sources: Mapping[str, str], params: str) -> Callable[..., T]:
-    """A function `(params) -> cls` setting each field of `cls` from the Python expression `sources[field]`
-    (over `params`), in straight-line code generated from the class's own fields."""
-    slot_setters = setters(cls)
-    missing = sorted(set(slot_setters) - set(sources))
-    if missing:
-        raise TypeError(f"no source for {cls.__name__} field(s) {missing}")
-    lines = [f"    set_{n}(new, {sources[n]})" for n in slot_setters]
-    src = f"def build({params}):\n    new = new_(cls)\n" + "\n".join(lines) + "\n    return new\n"
-    namespace: dict[str, Any] = {"new_": object.__new__, "cls": cls, "tuple": tuple}
-    namespace.update({f"set_{n}": setter for n, setter in slot_setters.items()})
-    exec(src, namespace)  # generated from the class's own field names only
-    build: Callable[..., T] = namespace["build"]
-    return build
+def build(cls: type[T], values: Mapping[str, object]) -> T:
+    """`cls(**values)` for a frozen slotted record, given every field (without running `__init__`)."""
+    if not ENABLED:
+        return cls(**values)
+    new: T = object.__new__(cls)
+    setters = _setters(cls)
+    if len(values) != len(setters):
+        missing = sorted(set(setters) - set(values))
+        raise TypeError(f"{cls.__name__}: no value for field(s) {missing}")
+    for name, value in values.items():
+        setters[name](new, value)
+    return new
+
+
+class Owned:
+    """The records a working copy made itself. `change` copies a record the first time and changes that copy
+    in place afterwards (with the tricks off it copies every time), so a caller never keeps a record across a
+    change to read its old values; `release` hands them all over (they belong to a frozen state from then)."""
+
+    __slots__ = ("_mine",)
+
+    def __init__(self) -> None:
+        self._mine: dict[int, object] = {}  # id -> record (kept alive, so an id is never reused meanwhile)
+
+    def change(self, record: T, changes: Mapping[str, object]) -> T:
+        if id(record) in self._mine:
+            setters = _setters(type(record))
+            for name, value in changes.items():
+                setters[name](record, value)  # an unknown name raises KeyError
+            return record
+        new = replace_fields(record, changes)
+        if ENABLED:
+            self._mine[id(new)] = new
+        return new
+
+    def release(self) -> None:
+        self._mine.clear()

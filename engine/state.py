@@ -16,10 +16,11 @@ from typing import Any, Protocol
 
 from engine import codec
 from engine.colours import Colour
+from engine.decisions import Decision, Need
 from engine.gamedata import GameData
-from engine.speed import fast_init, identity_hash
+from engine.speed import identity_hash
 
-STATE_VERSION = 1  # the `seneschal-state` document's version
+STATE_VERSION = 2  # the `seneschal-state` document's version (1: decisions as one loose record)
 
 
 @identity_hash
@@ -53,50 +54,11 @@ class DiceSource(Enum):
 
 
 @identity_hash
-class Need(Enum):
-    """What the engine is waiting for (the head of `GameState.pending`)."""
-
-    FRACTURE = "fracture"  # a fracture window: `players` still to decide, `targets` artefacts, `tag` context
-    DICE = "dice"  # `actor` rolls `n` dice for `tag` (arena, ambush, mayhem)
-    EQUALISE = "equalise"  # Fear / Vigour: `actor` chooses to battle with the rival's number of knights
-    RANDOM_DISCARD = "random_discard"  # `actor` discards a card drawn at random from their hand
-    CONFLICT = "conflict"  # `players` who still have to play their face-down conflict card
-    SUPPORT = "support"  # `players` in turn order (head acts), `n` consecutive passes so far
-    OPTIONAL_DISCARD = "optional_discard"  # `actor` may discard any one card (`tag` says why)
-    AUTHORITY = "authority"  # TABLE: did `actor` draw their authority card in the last draw?
-    REDISTRIBUTE = "redistribute"  # Crown of Vitality: `actor` redistributes once more
-    ARRANGE = "arrange"  # Crown of Insight: `actor` puts the top cards (`targets`, FULL) back in any order
-    RETURN_CARD = "return_card"  # Crown of Order: `actor` picks a card discarded on a previous turn
-    DESTROY = "destroy"  # Crown of Corruption: `actor` destroys an artefact of `subject`
-    PROSPERITY = "prosperity"  # Crown of Prosperity: `actor` leaves or discards `subject`'s top card
-    APPLY_CROWN = "apply_crown"  # automatic: apply crown `targets[0]` unless it was destroyed
-
-
-AUTOMATIC_NEEDS = frozenset({Need.APPLY_CROWN})
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    need: Need
-    actor: Colour | None = None
-    players: tuple[Colour, ...] = ()
-    targets: tuple[str, ...] = ()
-    subject: Colour | None = None
-    n: int = 0
-    tag: str = ""
-
-    def actors(self) -> tuple[Colour, ...]:
-        if self.need is Need.CONFLICT:
-            return self.players
-        if self.need in (Need.FRACTURE, Need.SUPPORT):
-            return self.players[:1]
-        return (self.actor,) if self.actor is not None else ()
-
-
-@identity_hash
 class BattleStage(Enum):
-    """The next thing the battle does once nothing is pending (Order of Battle, p.12)."""
+    """The next thing a battle does once nothing is pending: the phases of the order of battle (p.12), in
+    order (`engine.battle.BATTLE_STEPS` says which step each belongs to and what it does)."""
 
+    TERRITORY = "territory"  # step 1: start-of-battle territory abilities
     ARENA = "arena"  # step 1: resolve the arena dice
     DRAW = "draw"  # step 2
     SCEPTRE_WINDOW = "sceptre_window"  # step 3
@@ -201,7 +163,7 @@ class GameState:
     crown_used: bool
     in_advance: bool  # knights were redistributed; the advance of this manoeuvre comes next
     battle: Battle | None
-    pending: tuple[Pending, ...]
+    pending: tuple[Decision, ...]  # what the game waits for, the first one first
     winner: tuple[Colour, ...] | None
     supply: Mapping[Colour, frozenset[str]]
     knowledge: Knowledge
@@ -317,7 +279,7 @@ class GameState:
             "crown_used": self.crown_used,
             "in_advance": self.in_advance,
             "battle": codec.encode(self.battle),
-            "pending": codec.encode(self.pending),
+            "pending": [d.to_json() for d in self.pending],
             "winner": codec.encode(self.winner),
             "knowledge": self.knowledge.value,
         }
@@ -374,5 +336,22 @@ def combat_scores(state: KnightsView, b: Battle) -> tuple[int, int]:
     return a, d
 
 
-fast_init(Pending)  # built on the hot path of every battle (engine/speed.py)
-fast_init(ArtefactHolding)
+
+
+__all__ = [
+    "STATE_VERSION",
+    "ArtefactHolding",
+    "Battle",
+    "BattleStage",
+    "DiceSource",
+    "GameState",
+    "KnightsView",
+    "Knowledge",
+    "Need",
+    "PlayerState",
+    "TurnStep",
+    "combat_scores",
+    "defender_knights",
+    "dice_for",
+    "dice_in_use",
+]

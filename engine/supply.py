@@ -7,8 +7,9 @@ from __future__ import annotations
 from engine import events as ev
 from engine.catalogue import Ability
 from engine.colours import Colour
+from engine.decisions import OptionalDiscard
 from engine.knights import gain_castle, lose_in_territory
-from engine.state import GameState, Need, Pending
+from engine.state import GameState
 from engine.variants import cut_off_knights_leave
 from engine.work import Work
 
@@ -102,7 +103,7 @@ def conquer(w: Work, colour: Colour, territory: str) -> None:
     if Ability.LOSE_KNIGHT in spec.abilities:
         lose_in_territory(w, colour, territory, 1, spec.kind.value)
     if Ability.DISCARD_ANY_CARD in spec.abilities and w.players[colour].hand_size:
-        w.stage(Pending(Need.OPTIONAL_DISCARD, actor=colour, tag=spec.kind.value))
+        w.stage(OptionalDiscard(colour, spec.kind.value))
 
 
 def advance_targets(s: GameState, colour: Colour) -> set[str]:

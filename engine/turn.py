@@ -1,27 +1,76 @@
-"""Taking a turn (pp.8-13): its start and end (place three knights, restore artefacts), the manoeuvre of
-redistributing knights (p.9) and making an advance (p.11), and `settle`, which runs everything automatic after
-an action until a player has to decide.
+"""Taking a turn (pp.8-13): the turn's nine steps as data, its start and end (step 1, place three knights;
+step 9, restore artefacts), the manoeuvre of redistributing knights (p.9) and making an advance (p.11), and
+`settle`, which runs everything automatic after an action until a player has to decide.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from engine import actions as A
 from engine import events as ev
-from engine.artefacts import apply_crown, can_fracture, face_up, restore_artefacts
-from engine.battle import record_conflict, run_stage, start_battle
-from engine.cards import may_hold_conflict, may_hold_kind, possible_cards
-from engine.catalogue import CardKind, TileKind
+from engine.artefacts import apply_crown, nobody_to_fracture, restore_artefacts
+from engine.battle import no_conflict_card, nobody_with_support, run_phase, start_battle
+from engine.cards import authority_not_possible, no_card_to_discard
+from engine.catalogue import TileKind
 from engine.colours import Colour
+from engine.decisions import (
+    AuthorityDraw,
+    ConflictCards,
+    CrownEffect,
+    Decision,
+    FractureWindow,
+    OptionalDiscard,
+    RandomDiscard,
+    SupportTurns,
+    VitalityRedistribution,
+)
 from engine.knights import gain_castle
 from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move
-from engine.rulebook import Rule
-from engine.speed import replace_fields
-from engine.state import AUTOMATIC_NEEDS, GameState, Need, Pending, dice_for
+from engine.rulebook import Rule, Step
+from engine.state import GameState, TurnStep, dice_for
 from engine.supply import advance_targets, conquer, refresh_control
 from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
 from engine.work import Work
+
+PLACED_EACH_TURN = 3  # step 1
+
+
+# The turn overview (p.8). Steps 1 and 9 happen by themselves when a turn starts and ends; the others are
+# played in the turn's open windows (R20): steps 2-4 before the manoeuvre, 5 after a redistribution, 6 while
+# a battle lasts, 7-8 once every advance is spent.
+TURN_STEPS: tuple[Step, ...] = (
+    Step(1, "Place three knights", Rule.PLACE_KNIGHTS),
+    Step(2, "Play resource cards", Rule.RESOURCES),
+    Step(3, "Use crowns", Rule.CROWNS),
+    Step(4, "Redistribute knights", Rule.REDISTRIBUTE),
+    Step(5, "Make an advance", Rule.ADVANCE),
+    Step(6, "Battle", Rule.BATTLE),
+    Step(7, "Play resource cards", Rule.RESOURCES),
+    Step(8, "Use crowns", Rule.CROWNS),
+    Step(9, "Restore artefacts", Rule.RESTORE),
+)
+# Which of the nine steps each window of the turn is.
+STEPS_OF: dict[TurnStep, tuple[Step, ...]] = {
+    TurnStep.PREPARE: TURN_STEPS[1:4],
+    TurnStep.ADVANCE: TURN_STEPS[4:5],
+    TurnStep.BATTLE: TURN_STEPS[5:6],
+    TurnStep.FOLLOW_UP: TURN_STEPS[6:8],
+    TurnStep.GAME_OVER: (),
+}
+
+
+def _place_knights(w: Work) -> None:
+    gain_castle(w, w.current, PLACED_EACH_TURN, "place knights")
+
+
+def _restore(w: Work) -> None:
+    restore_artefacts(w, w.current)
+
+
+# What steps 1 and 9 do by themselves.
+AUTOMATIC_STEPS: dict[int, Callable[[Work], None]] = {1: _place_knights, 9: _restore}
 
 
 def start_turn(w: Work, colour: Colour) -> None:
@@ -31,12 +80,12 @@ def start_turn(w: Work, colour: Colour) -> None:
     w.crown_used = False
     w.in_advance = False
     w.emit(ev.TurnStarted(colour, w.turn))
-    gain_castle(w, colour, 3, "place knights")  # step 1 (p.8)
+    AUTOMATIC_STEPS[1](w)
 
 
 def end_turn(w: Work) -> None:
     colour = w.current
-    restore_artefacts(w, colour)
+    AUTOMATIC_STEPS[9](w)
     w.emit(ev.TurnEnded(colour, w.turn))
     order = w.s.order
     start_turn(w, order[(order.index(colour) + 1) % len(order)])
@@ -61,7 +110,23 @@ def advance(w: Work, colour: Colour, target: str, knights: int) -> None:
         start_battle(w, colour, occ[0], target, knights, siege=False)
 
 
+# Decisions the engine settles by itself: a crown's effect once its window is over, and windows nobody can
+# answer but one way (no card that could answer them). Each returns True when something changed and the
+# game should look again.
+AUTOMATIC: dict[type[Decision], Callable[[Work, Any], bool]] = {
+    CrownEffect: apply_crown,
+    FractureWindow: nobody_to_fracture,
+    SupportTurns: nobody_with_support,
+    ConflictCards: no_conflict_card,
+    OptionalDiscard: no_card_to_discard,
+    RandomDiscard: no_card_to_discard,
+    AuthorityDraw: authority_not_possible,
+}
+
+
 def settle(w: Work) -> None:
+    """Run what needs nobody's decision (control and victory, automatic decisions, the battle's phases) until
+    the game waits for a player, or is over."""
     w.flush()
     while w.winner is None:
         if w.control_dirty:
@@ -70,80 +135,21 @@ def settle(w: Work) -> None:
                 break
         if w.pending:
             head = w.pending[0]
-            if head.need in AUTOMATIC_NEEDS:
-                w.pending.pop(0)
-                apply_crown(w, head)
-                w.flush()
-                continue
-            if auto_resolve(w, head):
+            automatic = AUTOMATIC.get(type(head))
+            if automatic is not None and automatic(w, head):
                 w.flush()
                 continue
             break
         if w.battle is not None:
-            run_stage(w)
+            run_phase(w)
             w.flush()
             continue
         break
     refresh_control(w)
 
 
-def auto_resolve(w: Work, head: Pending) -> bool:
-    """Skip decisions nobody can make (no card that could answer them); True when something changed."""
-    need = head.need
-    if need is Need.FRACTURE:
-        targets = tuple(t for t in head.targets if face_up(w, t))
-        players = head.players
-        while players and not can_fracture(w, players[0], targets):
-            players = players[1:]
-        if not players or not targets:
-            w.pending.pop(0)
-            return True
-        if players != head.players or targets != head.targets:
-            w.pending[0] = replace_fields(head, {"players": players, "targets": targets})
-        return False
-    if need is Need.SUPPORT:
-        players, passes = head.players, head.n
-        kinds = frozenset({CardKind.SUPPORT})
-        changed = False
-        while passes < len(players) and not may_hold_kind(w, players[0], kinds):
-            players = (*players[1:], players[0])
-            passes += 1
-            changed = True
-        if passes >= len(players):
-            w.pending.pop(0)
-            return True
-        if changed:
-            w.pending[0] = replace_fields(head, {"players": players, "n": passes})
-        return False
-    if need is Need.CONFLICT:
-        stuck = tuple(c for c in head.players if not may_hold_conflict(w, c))
-        if not stuck:
-            return False
-        for colour in stuck:
-            record_conflict(w, colour, None)
-        left = tuple(c for c in head.players if c not in stuck)
-        if left:
-            w.pending[0] = replace_fields(head, {"players": left})
-        else:
-            w.pending.pop(0)
-        return True
-    if need in (Need.OPTIONAL_DISCARD, Need.RANDOM_DISCARD):
-        assert head.actor is not None
-        if w.players[head.actor].hand_size == 0:
-            w.pending.pop(0)
-            return True
-        return False
-    if need is Need.AUTHORITY:
-        assert head.actor is not None
-        authority = w.data.card_of_kind[CardKind.AUTHORITY]
-        if authority not in possible_cards(w, head.actor):
-            w.pending.pop(0)
-            return True
-    return False
-
-
-def _check_redistribute(s: GameState, a: A.Redistribute, head: Pending | None) -> Verdict:
-    if head is None and s.manoeuvres <= 0:
+def _check_redistribute(s: GameState, a: A.Redistribute, d: VitalityRedistribution | None) -> Verdict:
+    if d is None and s.manoeuvres <= 0:
         return refuse(
             Reason.NO_ADVANCE_LEFT,
             "You have already redistributed and advanced this turn; a tactical advance card allows one more.",
@@ -152,7 +158,7 @@ def _check_redistribute(s: GameState, a: A.Redistribute, head: Pending | None) -
     return check_layout(s, a.player, a.layout) or ACCEPTED
 
 
-def _check_advance(s: GameState, a: A.Advance, _: Pending | None) -> Verdict:
+def _check_advance(s: GameState, a: A.Advance, _: None) -> Verdict:
     data = s.data
     if s.manoeuvres <= 0:
         return refuse(
@@ -237,7 +243,7 @@ def _check_advance(s: GameState, a: A.Advance, _: Pending | None) -> Verdict:
     return ACCEPTED
 
 
-def _check_skip(s: GameState, a: A.SkipAdvance, _: Pending | None) -> Verdict:
+def _check_skip(s: GameState, a: A.SkipAdvance, _: None) -> Verdict:
     if not s.in_advance:
         return refuse(
             Reason.WRONG_STEP,
@@ -247,12 +253,11 @@ def _check_skip(s: GameState, a: A.SkipAdvance, _: Pending | None) -> Verdict:
     return ACCEPTED
 
 
-def _check_end(s: GameState, a: A.EndTurn, _: Pending | None) -> Verdict:
+def _check_end(s: GameState, a: A.EndTurn, _: None) -> Verdict:
     return ACCEPTED
 
 
-def _redistribute(w: Work, a: A.Redistribute) -> None:
-    vitality = bool(w.pending) and w.pending[0].need is Need.REDISTRIBUTE
+def _redistribute(w: Work, a: A.Redistribute, d: VitalityRedistribution | None) -> None:
     castle = w.data.castle_of[a.player]
     for loc, n in a.layout:
         if loc == castle:
@@ -260,25 +265,25 @@ def _redistribute(w: Work, a: A.Redistribute) -> None:
         else:
             w.occ[loc] = (a.player, n)
     w.emit(ev.Redistributed(a.player, a.layout))
-    if vitality:
+    if d is not None:  # the Crown of Vitality's: not a manoeuvre (R42)
         w.pending.pop(0)
     else:
         w.in_advance = True
 
 
-def _advance(w: Work, a: A.Advance) -> None:
+def _advance(w: Work, a: A.Advance, _: None) -> None:
     advance(w, a.player, a.target, a.knights)
 
 
-def _skip(w: Work, a: A.SkipAdvance | A.EndTurn) -> None:
+def _skip(w: Work, a: A.SkipAdvance | A.EndTurn, _: None) -> None:
     w.in_advance = False
     w.manoeuvres -= 1
     w.emit(ev.AdvanceDeclined(a.player))
 
 
-def _end(w: Work, a: A.EndTurn) -> None:
+def _end(w: Work, a: A.EndTurn, _: None) -> None:
     if w.in_advance:
-        _skip(w, a)
+        _skip(w, a, None)
     end_turn(w)
 
 
@@ -454,31 +459,30 @@ def check_layout(s: GameState, colour: Colour, layout: tuple[tuple[str, int], ..
 
 
 
-def _redistribute_options(s: GameState, head: Pending | None) -> Iterator[A.Redistribute]:
+def _redistribute_options(s: GameState, d: VitalityRedistribution | None) -> Iterator[A.Redistribute]:
     """The empty redistribution and every single move of knights from one place to another (R24); every
     layout: `layouts`."""
-    me = s.current if head is None else head.actor
-    assert me is not None
-    if head is None and s.manoeuvres <= 0:
+    me = s.current if d is None else d.actor
+    if d is None and s.manoeuvres <= 0:
         return
     yield from (A.Redistribute(me, layout) for layout in single_moves(s, me))
 
 
-def _skip_options(s: GameState, _: Pending | None) -> Iterator[A.SkipAdvance]:
+def _skip_options(s: GameState, _: None) -> Iterator[A.SkipAdvance]:
     if s.in_advance:
         yield A.SkipAdvance(s.current)
 
 
-def _advance_options(s: GameState, _: Pending | None) -> Iterator[A.Advance]:
+def _advance_options(s: GameState, _: None) -> Iterator[A.Advance]:
     yield from advances(s, s.current)
 
 
-def _end_options(s: GameState, _: Pending | None) -> Iterator[A.EndTurn]:
+def _end_options(s: GameState, _: None) -> Iterator[A.EndTurn]:
     yield A.EndTurn(s.current)
 
 
 REDISTRIBUTE = Move(
-    A.Redistribute, _check_redistribute, _redistribute, _redistribute_options, answers=Need.REDISTRIBUTE,
+    A.Redistribute, _check_redistribute, _redistribute, _redistribute_options, answers=VitalityRedistribution,
     on_turn=OPEN_STEPS,
 )
 SKIP_ADVANCE = Move(A.SkipAdvance, _check_skip, _skip, _skip_options, on_turn=ANY_OPEN_STEPS)

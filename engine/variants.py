@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from engine import events as ev
 from engine.colours import Colour
+from engine.decisions import DicePurpose, DiceRoll
+from engine.knights import lose_in_territory
+from engine.state import combat_scores, defender_knights
 from engine.work import Work
 
 SIEGE_DEFENDER_KNIGHTS = 8  # castle siege: the defender battles as though with 8 knights (p.14)
@@ -65,3 +68,40 @@ def support_players(w: Work, starter: Colour) -> tuple[Colour, ...]:
             if b.attacker in team or b.defender in team:
                 involved.update(team)
     return tuple(c for c in w.clockwise_from(starter) if c in involved)
+
+
+def ask_mayhem_dice(w: Work) -> None:
+    """Mayhem (p.14): the winner rolls a die for each of their knights in the disputed place (a defender
+    winning a castle siege: every knight in their castle, R38)."""
+    b = w.battle
+    assert b is not None and b.winner is not None
+    if not w.s.config.variant.mayhem:
+        return
+    n = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
+    if n > 0:
+        w.stage(DiceRoll(b.winner, n, DicePurpose.MAYHEM))
+
+
+def mayhem_roll(w: Work, values: tuple[int, ...]) -> bool:
+    """Mayhem (p.14): the winner loses a knight per 1 rolled; with none left, they lose the battle instead
+    (R38: the new winner keeps every knight). True when nobody has a knight left there: the battle ends."""
+    b = w.battle
+    assert b is not None and b.winner is not None
+    ones = sum(1 for v in values if v == 1)
+    if ones:
+        lose_in_territory(w, b.winner, b.territory, ones, "mayhem")
+    b = w.battle
+    assert b is not None and b.winner is not None
+    left = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
+    if left:
+        return False
+    new_winner = b.rival(b.winner)
+    other_left = b.attacker_knights if new_winner is b.attacker else defender_knights(w, b)
+    if other_left == 0:
+        w.set_battle(winner=None, margin=0, ended_early=True)
+        return True
+    a, d = combat_scores(w, b)
+    new_loser = b.winner
+    w.set_battle(winner=new_winner, margin=0)
+    w.emit(ev.BattleResult(new_winner, new_loser, a, d, 0, "mayhem"))
+    return False

@@ -79,7 +79,7 @@ class Verdict:
             "reason": self.reason.value,
             "sentence": self.sentence,
             "citation": self.citation,
-            "rule": None if self.rule is None else self.rule.code,
+            "rule": None if self.rule is None else self.rule.value,
         }
 
     @classmethod

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from engine import events as ev
 from engine.colours import Colour
-from engine.speed import freezer, replace_fields, setters
-from engine.state import Battle, GameState, Knowledge, Pending, PlayerState, combat_scores
+from engine.decisions import Decision
+from engine.speed import Owned, build
+from engine.state import Battle, GameState, Knowledge, PlayerState, combat_scores
 
 
 class Work:
@@ -17,7 +18,6 @@ class Work:
 
     __slots__ = (
         "battle",
-        "battle_owned",
         "control_dirty",
         "crown_used",
         "current",
@@ -48,21 +48,26 @@ class Work:
         self.crown_used = s.crown_used
         self.in_advance = s.in_advance
         self.battle = s.battle
-        self.battle_owned = False  # True once `battle` is this Work's own copy (then changed in place)
         self.pending = list(s.pending)
-        self.staged: list[Pending] = []
+        self.staged: list[Decision] = []
         self.winner = s.winner
         self.supply: dict[Colour, frozenset[str]] = s.supply  # type: ignore[assignment]  # copied on write
         self.knowledge = s.knowledge
         self.events: list[ev.Event] = []
         self.control_dirty: set[Colour] = set()  # players whose control changed: supply to recompute
-        self.owned: set[Colour] = set()  # players whose record is this Work's own copy (changed in place)
+        self.owned = Owned()  # the player and battle records this Work made (engine/speed.py)
 
     def freeze(self) -> GameState:
-        # The records it hands over are the new state's: later changes (after a `view`) copy them again.
-        self.owned.clear()
-        self.battle_owned = False
-        return _FREEZE(self, self.s)
+        """The next state. The records it hands over are that state's: later changes copy them again."""
+        self.owned.release()
+        s = self.s
+        return build(GameState, {
+            "data": s.data, "config": s.config, "order": s.order, "players": self.players,
+            "occupants": self.occ, "turn": self.turn, "current": self.current, "manoeuvres": self.manoeuvres,
+            "crown_used": self.crown_used, "in_advance": self.in_advance, "battle": self.battle,
+            "pending": tuple(self.pending), "winner": self.winner, "supply": self.supply,
+            "knowledge": s.knowledge,
+        })
 
     @property
     def occupants(self) -> dict[str, tuple[Colour, int]]:
@@ -90,7 +95,8 @@ class Work:
         a, d = combat_scores(self, self.battle)
         self.emit(ev.CombatScore(a, d, cause))
 
-    def stage(self, *items: Pending) -> None:
+    def stage(self, *items: Decision) -> None:
+        """Decisions to wait for, before what was already waiting (`flush` puts them in front)."""
         self.staged.extend(items)
 
     def flush(self) -> None:
@@ -99,45 +105,18 @@ class Work:
             self.staged = []
 
     def set_player(self, colour: Colour, **changes: object) -> PlayerState:
-        """Change a player's record. The first change copies the state's record; later ones change that copy
-        in place (a draw or a battle changes it several times per action), so, as with `set_battle`, never
-        keep a PlayerState across a change to read its old values."""
-        if colour in self.owned:
-            p = self.players[colour]
-            for name, value in changes.items():
-                _PLAYER_SETTERS[name](p, value)  # an unknown name raises KeyError
-            return p
-        p = replace_fields(self.players[colour], changes)
-        self.players[colour] = p
-        self.owned.add(colour)
+        """Change a player's record (never keep a PlayerState across a change to read its old values: the
+        Work may change its own copy in place)."""
+        p = self.players[colour] = self.owned.change(self.players[colour], changes)
         return p
 
     def set_battle(self, **changes: object) -> Battle:
-        """Change the battle record. The first change copies the state's record; later ones change that copy
-        in place (a battle changes a dozen times per action), so never keep a Battle across a change to read
-        its old values."""
-        b = self.battle
-        assert b is not None
-        if self.battle_owned:
-            for name, value in changes.items():
-                _BATTLE_SETTERS[name](b, value)  # an unknown name raises KeyError
-            return b
-        b = replace_fields(b, changes)
-        self.battle = b
-        self.battle_owned = True
+        """Change the battle record (as with `set_player`, never keep a Battle across a change)."""
+        assert self.battle is not None
+        b = self.battle = self.owned.change(self.battle, changes)
         return b
 
     def clockwise_from(self, colour: Colour) -> tuple[Colour, ...]:
         order = self.s.order
         i = order.index(colour)
         return order[i:] + order[:i]
-
-
-# `Work.freeze`: the GameState fields a Work carries (`occupants` is `occ`; `pending` is frozen to a tuple);
-# the rest are copied from the state the Work started from.
-_CARRIED = {"players": "w.players", "occupants": "w.occ", "turn": "w.turn", "current": "w.current",
-            "manoeuvres": "w.manoeuvres", "crown_used": "w.crown_used", "in_advance": "w.in_advance",
-            "battle": "w.battle", "pending": "tuple(w.pending)", "winner": "w.winner", "supply": "w.supply"}
-_FREEZE = freezer(GameState, {n: _CARRIED.get(n, f"s.{n}") for n in setters(GameState)}, "w, s")
-_BATTLE_SETTERS = setters(Battle)
-_PLAYER_SETTERS = setters(PlayerState)

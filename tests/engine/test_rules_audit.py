@@ -566,7 +566,7 @@ def test_castle_siege_mayhem_defender_winning_rolls_for_every_knight_in_the_cast
     s, _ = play(s, A.Advance(R, "K2", 2), A.PlayConflict(R, TWO), A.PlayConflict(B, FIVE))
     s = passes(s)
     head = s.pending[0]
-    assert head.need is Need.DICE and head.tag == "mayhem" and head.actor is B and head.n == 3
+    assert head.need is Need.DICE and head.purpose.value == "mayhem" and head.actor is B and head.n == 3
     s, _ = play(s, A.RollDice(B, (1, 1, 1)))  # every castle knight lost: red wins the castle instead
     s, _ = finish(s)
     assert s.winner == (R,)

@@ -92,7 +92,7 @@ def test_order_of_battle_1_grasslands_give_the_attacker_one():
 def test_order_of_battle_1_arena_dice_lowest_loses_a_knight():
     s = game(occupants={"T28": (B, 3), "T25": (R, 2)}, hands={R: (TWO,), B: (TWO,)})
     s, _ = play(s, A.Advance(R, "T28", 4))
-    assert s.pending[0].need is Need.DICE and s.pending[0].tag == "arena"
+    assert s.pending[0].need is Need.DICE and s.pending[0].purpose.value == "arena"
     s, events = play(s, A.RollDice(R, (2,), DiceSource.DEVICE), A.RollDice(B, (5,), DiceSource.SCREEN))
     assert of(events, ev.KnightsLost) == [ev.KnightsLost(R, "T28", 1, "arena")]
     assert of(events, ev.DiceRolled)[0].source is DiceSource.DEVICE
@@ -218,7 +218,7 @@ def test_order_of_battle_4_conflict_cards_are_revealed_together_and_none_counts_
 def test_order_of_battle_4_ambush_adds_a_die_roll():
     s = game(occupants={"T25": (B, 2)}, hands={R: (AMBUSH,), B: (TWO,)})
     s, _ = play(s, A.Advance(R, "T25", 2), A.PlayConflict(R, AMBUSH), A.PlayConflict(B, TWO))
-    assert s.pending[0].need is Need.DICE and s.pending[0].tag == "ambush"
+    assert s.pending[0].need is Need.DICE and s.pending[0].purpose.value == "ambush"
     assert refused(s, A.RollDice(R, (7,))).reason is Reason.BAD_DICE
     s, events = play(s, A.RollDice(R, (6,)))
     assert of(events, ev.BattleResult)[0].attacker_score == 2 + 6  # 2 knights + the die
@@ -312,7 +312,7 @@ def test_order_of_battle_7_cleansing_and_preparation_are_optional_discards():
     while s.pending and s.pending[0].need is not Need.OPTIONAL_DISCARD:
         head = s.pending[0]
         s, _ = play(s, A.PlaySupport(head.players[0], ()))
-    assert s.pending[0].actor is B and s.pending[0].tag == "Orb of Cleansing"
+    assert s.pending[0].actor is B and s.pending[0].cause == "Orb of Cleansing"
     s, events = play(s, A.DiscardCard(B, PLUS1))
     assert ev.CardDiscarded(B, PLUS1, "Orb of Cleansing") in events
 
@@ -355,7 +355,7 @@ def test_order_of_battle_9_fortress_lets_the_conqueror_discard_a_card():
     s, _ = play(s, A.Advance(R, "T26", 5), A.PlayConflict(R, FIVE), A.PlayConflict(B, TWO))
     while s.pending and s.pending[0].need is Need.SUPPORT:
         s, _ = play(s, A.PlaySupport(s.pending[0].players[0], ()))
-    assert s.pending[0].need is Need.OPTIONAL_DISCARD and s.pending[0].tag == "fortress"
+    assert s.pending[0].need is Need.OPTIONAL_DISCARD and s.pending[0].cause == "fortress"
     s, _events = play(s, A.DiscardCard(R, None))
     assert s.battle is None and s.knights_at("T26") == {R: 5}
 
@@ -392,7 +392,7 @@ def test_order_of_battle_7_orb_of_preparation_lets_the_winner_discard():
     s, _ = play(s, A.Advance(R, "T11", 4), A.PlayConflict(R, FIVE), A.PlayConflict(B, TWO))
     while s.pending and s.pending[0].need is Need.SUPPORT:
         s, _ = play(s, A.PlaySupport(s.pending[0].players[0], ()))
-    assert s.pending[0].need is Need.OPTIONAL_DISCARD and s.pending[0].tag == "Orb of Preparation"
+    assert s.pending[0].need is Need.OPTIONAL_DISCARD and s.pending[0].cause == "Orb of Preparation"
     s, events = play(s, A.DiscardCard(R, PLUS1))
     assert ev.CardDiscarded(R, PLUS1, "Orb of Preparation") in events
 

@@ -209,7 +209,7 @@ def test_iconography_crown_of_insight_puts_the_top_four_back_in_any_order():
 def test_iconography_crown_of_order_shuffles_back_a_card_from_a_previous_turn():
     s = game((Y, B), discards={Y: (FIVE,)}, hands={Y: (TWO, CALL_TO_ARMS)})
     s, _ = play(s, A.PlayCallToArms(Y), A.UseCrown(Y))
-    assert s.pending[0].targets == (FIVE,)  # call to arms was discarded this turn (R29)
+    assert s.pending[0].eligible == (FIVE,)  # call to arms was discarded this turn (R29)
     assert refused(s, A.ReturnCard(Y, CALL_TO_ARMS)).reason is Reason.NOT_ELIGIBLE
     s, _ = play(s, A.ReturnCard(Y, FIVE))
     assert FIVE in s.players[Y].deck and FIVE not in s.players[Y].discard_ids()
@@ -225,7 +225,7 @@ def test_iconography_crown_of_corruption_destroys_an_artefact_of_any_player():
     s = game(artefacts={R: (ART["corruption"], ART["rage"], ART["greed"])})
     assert refused(s, A.UseCrown(R)).reason is Reason.NOT_APPLICABLE  # name the affected player
     s, _ = play(s, A.UseCrown(R, B))
-    assert set(s.pending[0].targets) == {a.id for a in s.players[B].artefacts}
+    assert set(s.pending[0].artefacts) == {a.id for a in s.players[B].artefacts}
     s, _ = play(s, A.DestroyArtefact(R, s.players[B].artefacts[1].id))
     assert not s.players[B].artefacts[1].face_up
 

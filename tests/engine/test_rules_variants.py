@@ -140,7 +140,7 @@ def test_mayhem_winner_rolls_a_die_per_knight_and_can_lose_instead():
     while s.pending[0].need is Need.SUPPORT:
         s, _ = play(s, A.PlaySupport(s.pending[0].players[0], ()))
     head = s.pending[0]
-    assert head.need is Need.DICE and head.tag == "mayhem" and head.actor is R and head.n == 2
+    assert head.need is Need.DICE and head.purpose.value == "mayhem" and head.actor is R and head.n == 2
     s, events = play(s, A.RollDice(R, (1, 1)))
     results = of(events, ev.BattleResult)
     assert results[-1].winner is B and results[-1].cause == "mayhem"

@@ -1,26 +1,34 @@
-"""The fast record machinery behind `apply` (engine/records.py, engine/flow.py): same records, same errors,
-and a state handed out is never changed afterwards."""
+"""The speed tricks (engine/speed.py): the records they build are the same records, a state handed out is
+never changed afterwards, and games play out identically with the tricks switched off."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import inspect
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from engine import actions as A
 from engine import events as E
+from engine import speed
 from engine.colours import Colour
+from engine.decisions import DECISION_TYPES, DicePurpose, DiceRoll
 from engine.errors import IllegalActionError
-from engine.playout import random_playout
+from engine.playout import random_config, random_playout
 from engine.rules import apply, check
-from engine.speed import fast_init
-from engine.speed import replace_fields as fast_replace
-from engine.state import ArtefactHolding, Need, Pending
+from engine.setup import Variant
+from engine.state import ArtefactHolding, Knowledge
 from engine.work import Work
 
-CLASSES = [*A.ACTION_TYPES.values(), *E.EVENT_TYPES.values(), Pending, ArtefactHolding]
+ROOT = Path(__file__).resolve().parents[2]
+CLASSES = [*A.ACTION_TYPES.values(), *E.EVENT_TYPES.values(), *DECISION_TYPES.values(), ArtefactHolding]
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=[c.__name__ for c in CLASSES])
@@ -45,8 +53,8 @@ def test_records_built_fast_are_the_same_records() -> None:
         A.Advance(Colour.RED, "T01")  # type: ignore[call-arg]
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.card = "C01"  # type: ignore[misc]
-    p = Pending(Need.DICE, n=2)
-    assert p == dataclasses.replace(Pending(Need.DICE), n=2)
+    d = DiceRoll(Colour.RED, 2, DicePurpose.MAYHEM)
+    assert d == dataclasses.replace(DiceRoll(Colour.RED, 1, DicePurpose.MAYHEM), n=2)
 
 
 def test_fast_init_refuses_what_it_cannot_copy() -> None:
@@ -55,14 +63,14 @@ def test_fast_init_refuses_what_it_cannot_copy() -> None:
         x: int
 
     with pytest.raises(TypeError, match="not a slotted dataclass"):
-        fast_init(Loose)
+        speed.fast_init(Loose)
 
 
-def test_fast_replace_refuses_unknown_fields() -> None:
-    p = Pending(Need.DICE)
-    assert fast_replace(p, {"n": 3}) == Pending(Need.DICE, n=3)
-    with pytest.raises(TypeError, match=r"Pending has no field\(s\) \['actors'\]"):
-        fast_replace(p, {"actors": 1})
+def test_replace_fields_refuses_unknown_fields() -> None:
+    d = DiceRoll(Colour.RED, 1, DicePurpose.ARENA)
+    assert speed.replace_fields(d, {"n": 3}) == DiceRoll(Colour.RED, 3, DicePurpose.ARENA)
+    with pytest.raises(TypeError, match="actors"):
+        speed.replace_fields(d, {"actors": 1})
 
 
 def test_a_view_is_never_changed_by_later_work() -> None:
@@ -80,11 +88,35 @@ def test_a_view_is_never_changed_by_later_work() -> None:
     assert snapshot.occupants == state.occupants
 
 
-def test_apply_after_check_of_other_objects_still_checks() -> None:
-    """`apply` reuses a verdict only for the very objects `check` accepted."""
+def test_apply_refuses_what_check_refuses() -> None:
     p = random_playout(random.Random(5), players=2, max_actions=30)
     state = p.initial
     assert check(state, p.actions[0]).ok
     bad = A.EndTurn(next(c for c in state.order if c is not state.current))
     with pytest.raises(IllegalActionError):
         apply(state, bad)
+
+
+def _digest() -> str:
+    """Every action and final state of a few seeded random games (each variant, both knowledge modes)."""
+    h = hashlib.sha256()
+    variants = [Variant(), Variant(mayhem=True, cut_throat=True), Variant(castle_siege=True, skirmish=True),
+                Variant(allegiance=((Colour.RED, Colour.YELLOW), (Colour.BLUE, Colour.GREEN)))]
+    for i, variant in enumerate(variants):
+        for knowledge in Knowledge:
+            rng = random.Random(i)
+            config = random_config(rng, 4, variant, knowledge)
+            p = random_playout(rng, config=config, max_actions=400)
+            h.update(json.dumps([a.to_json() for a in p.actions]).encode())
+            h.update(json.dumps(p.final.to_json(), sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def test_games_play_out_identically_with_the_tricks_switched_off() -> None:
+    assert speed.ENABLED  # the suite runs with them on
+    env = {**os.environ, "SENESCHAL_ENGINE_SPEED": "0"}
+    code = "from tests.engine.test_speed import _digest; from engine import speed; "
+    code += "print(speed.ENABLED, _digest())"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", _digest()]
