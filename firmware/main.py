@@ -6,13 +6,13 @@ it).
 """
 
 import os
-import sys
 import time
 
 import machine
 import micropython
 
 from firmware.dice.device import Device
+from firmware.dice.streams import StdioStream, UartStream
 from firmware.dice.views import PipLeds, TextDisplay
 
 BUTTON_PIN = 15  # GP15 to GND, internal pull-up
@@ -23,45 +23,6 @@ UART_BAUD = 115200
 DISPLAY_I2C = (1, 6, 7)  # I2C1, SDA GP6, SCL GP7; used when an SSD1306 answers at 0x3C
 DISPLAY_HEIGHT = 32  # 128x32 module; 64 for 128x64
 WATCHDOG_MS = 2000
-
-
-class UsbStream:
-    """The USB CDC port as a non-blocking binary stream (sys.stdin.buffer blocks, so poll first)."""
-
-    def __init__(self):
-        import select
-
-        self._in = sys.stdin.buffer
-        self._out = sys.stdout.buffer
-        self._poll = select.poll()
-        self._poll.register(sys.stdin, select.POLLIN)
-
-    def read(self):
-        data = b""
-        while len(data) < 64 and self._poll.poll(0):
-            chunk = self._in.read(1)
-            if not chunk:
-                break
-            data += chunk
-        return data or None
-
-    def write(self, data):
-        self._out.write(data)
-
-
-class UartStream:
-    def __init__(self, uart):
-        self._uart = uart
-
-    def read(self):
-        return self._uart.read() if self._uart.any() else None
-
-    def write(self, data):
-        view = memoryview(data)
-        while view:
-            n = self._uart.write(view)
-            if n:
-                view = view[n:]
 
 
 def reset_cause():
@@ -102,7 +63,7 @@ def main():
     else:
         # The protocol is binary: 0x03 must not raise KeyboardInterrupt on the USB port.
         micropython.kbd_intr(-1)
-        stream = UsbStream()
+        stream = StdioStream()
     watchdog = machine.WDT(timeout=WATCHDOG_MS)
     device = Device(
         stream,

@@ -1,20 +1,13 @@
 """Host driver for the USB dice roller (docs/dice-protocol.md), and the rollers that work without one.
 
 Layers: `hardware.protocol` (pure: COBS, CRC, messages, stream decoder) → `hardware.transport` (a pyserial
-port and its reader thread) → `hardware.client.DiceRoller` (thread-safe requests, retries, events, reconnect);
-`hardware.discovery` finds rollers by USB id; `hardware.rolls` holds `Roll`, `RollSource` and the device-less
-rollers. Imports nothing of ours but itself (pyserial only).
+port and its reader thread) → `hardware.client.DiceRoller` (thread-safe requests, sessions, retries with
+back-off, keepalive, reconnect), whose events are `hardware.events`; `hardware.discovery` finds rollers by USB
+id; `hardware.rolls` holds `Roll`, `RollSource` and the device-less rollers. Imports nothing of ours but
+itself (pyserial only).
 """
 
-from hardware.client import (
-    ButtonRollEvent,
-    ConnectionEvent,
-    ConnectionState,
-    DeviceInfo,
-    DiceEvent,
-    DiceRoller,
-    LinkStats,
-)
+from hardware.client import DiceRoller, LinkStats
 from hardware.discovery import discover, find_roller
 from hardware.errors import (
     DeviceDisconnectedError,
@@ -26,11 +19,21 @@ from hardware.errors import (
     ProtocolError,
     Rejection,
     RollInputError,
+    VersionMismatchError,
+)
+from hardware.events import (
+    ButtonRollEvent,
+    ButtonRollsDroppedEvent,
+    ConnectionEvent,
+    ConnectionState,
+    DeviceInfo,
+    DiceEvent,
 )
 from hardware.rolls import Roll, Roller, RollSource, ScreenRoller, SimulatedRoller, TypedRoller, typed_roll
 
 __all__ = [
     "ButtonRollEvent",
+    "ButtonRollsDroppedEvent",
     "ConnectionEvent",
     "ConnectionState",
     "DeviceDisconnectedError",
@@ -52,6 +55,7 @@ __all__ = [
     "ScreenRoller",
     "SimulatedRoller",
     "TypedRoller",
+    "VersionMismatchError",
     "discover",
     "find_roller",
     "typed_roll",

@@ -42,12 +42,27 @@ class HardwareError(OSError):
 class ProtocolError(HardwareError):
     """Bytes that are not a valid frame or message of docs/dice-protocol.md, or a reply that breaks it.
 
-    `rejection` names the failed check when the error is about one frame's bytes.
+    `rejection` names the failed check when the error is about one frame's bytes. When the frame's CRC matched
+    (its header can be believed) `version`, `message_type` and `seq` are the header's; `legacy` is True for a
+    well-formed packet of protocol version 1.
     """
 
     def __init__(self, message: str, rejection: Rejection | None = None) -> None:
         super().__init__(message)
         self.rejection = rejection
+        self.version: int | None = None
+        self.message_type: int | None = None
+        self.seq: int | None = None
+        self.legacy = False
+
+
+class VersionMismatchError(ProtocolError):
+    """The device speaks another protocol version than this driver; the message names both."""
+
+    def __init__(self, message: str, device_version: int, driver_version: int) -> None:
+        super().__init__(message)
+        self.device_version = device_version
+        self.driver_version = driver_version
 
 
 class DeviceRefusedError(ProtocolError):
@@ -59,9 +74,10 @@ class DeviceRefusedError(ProtocolError):
 
 
 class DeviceRestartedError(DeviceRefusedError):
-    """The device restarted while a ROLL was being retried (it answered the retry NO_SESSION): an earlier send
-    may have rolled and shown dice before the restart, and no result was accepted. The client has already
-    shaken hands again; the app should tell the players and roll again (a new roll, not a retry)."""
+    """The device answered a sent ROLL with NO_SESSION: it restarted (or forgot the session) since the
+    HELLO, so a send that reached it before may have rolled and shown dice, and no result was accepted. The
+    client has already shaken hands again; the app should tell the players and roll again (a new roll, not a
+    retry)."""
 
     device_may_have_rolled = True
 

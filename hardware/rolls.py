@@ -1,7 +1,8 @@
 """Rolls recorded with where they came from, and the rollers that work without a device.
 
-Every roll the app uses is a `Roll`: the dice, their `RollSource`, and for a device roll the device id and the
-sequence number of the frame that carried it, so a disputed roll can be traced to one frame of one roller.
+Every roll the app uses is a `Roll`: the dice, their `RollSource`, and for a device roll the device id, the
+sequence number of the frame that carried it and the session it belonged to, so a disputed roll can be traced
+to one frame of one roller.
 `DiceRoller` (the USB device), `ScreenRoller`, `TypedRoller` and `SimulatedRoller` share one surface:
 `Roller`.
 """
@@ -44,6 +45,7 @@ class Roll:
     timestamp: float
     device_id: str | None = None  # hex, as the device reported it in HELLO
     seq: int | None = None
+    session: int | None = None  # the device session of that seq (None: a button roll, or an older record)
 
     def __post_init__(self) -> None:
         if not isinstance(self.dice, tuple) or not MIN_DICE <= len(self.dice) <= MAX_DICE:
@@ -58,6 +60,9 @@ class Roll:
             )
         if self.seq is not None and not 0 <= self.seq <= 0xFFFF:
             raise ValueError(f"seq {self.seq!r} is not a u16")
+        if self.session is not None and (not is_device or type(self.session) is not int
+                                         or not 0 <= self.session <= 0xFFFFFFFF):
+            raise ValueError(f"session {self.session!r}: only a device roll has one, a u32")
 
     @property
     def total(self) -> int:
@@ -69,6 +74,8 @@ class Roll:
         if self.source is RollSource.DEVICE:
             obj["device_id"] = self.device_id
             obj["seq"] = self.seq
+            if self.session is not None:
+                obj["session"] = self.session
         return obj
 
     @classmethod
@@ -84,7 +91,9 @@ class Roll:
         bad_time = isinstance(timestamp, bool) or not isinstance(timestamp, int | float)
         if not isinstance(dice, list) or bad_time:
             raise ValueError(f"roll {obj!r}: dice must be a list and timestamp a number")
-        return cls(tuple(dice), source, float(timestamp), obj.get("device_id"), obj.get("seq"))
+        return cls(
+            tuple(dice), source, float(timestamp), obj.get("device_id"), obj.get("seq"), obj.get("session")
+        )
 
 
 @runtime_checkable

@@ -96,6 +96,7 @@ class FrameTransport:
         self._alive = threading.Event()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"{name} reader", daemon=True)
+        self.last_byte = time.monotonic()  # when the port last gave us any byte at all, valid or not
 
     def start(self) -> None:
         self._alive.set()
@@ -157,7 +158,7 @@ class FrameTransport:
                 self.decoder.drop_partial()
             if not data:
                 continue
-            last_byte = now
+            last_byte = self.last_byte = now
             for message in self.decoder.feed(data):
                 try:
                     self._on_message(message)

@@ -5,4 +5,4 @@ touches hardware: firmware/main.py builds the real pins, stream, watchdog and ra
 in.
 """
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (2, 0, 0)

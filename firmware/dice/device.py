@@ -1,13 +1,18 @@
 """The dice roller's core state machine (docs/dice-protocol.md), independent of any hardware.
 
 Everything physical is a parameter, so the same code runs on the board (firmware/main.py), in the simulator
-(firmware/sim.py) and in tests with fakes:
+(firmware/sim.py), under the unix MicroPython (firmware/unix.py) and in tests with fakes:
 
 - stream: read() -> bytes or None without blocking; write(data) sends all of data.
 - random_bytes: n -> n uniformly random bytes (os.urandom on the RP2040).
 - clock: ticks_ms(), ticks_diff(a, b), sleep_ms(ms) — MicroPython's `time` module itself fits.
 - button: a pin with value(), or None. views: objects with show(dice, source) and tick(now_ms), each with an
   optional `capability` bit. watchdog: an object with feed(), or None.
+
+Exactly once (docs/dice-protocol.md §3): each HELLO_REQ opens a session with a random id, and every ROLL
+names its session. A session rolls a seq only if it is past the last seq it answered; anything at or below is
+answered from the session's record (the same bytes) or refused, never rolled. Only the newest session rolls;
+older ones still answer from their records. Memory is bounded: SESSIONS sessions of RECORDS answers each.
 """
 
 from . import FIRMWARE_VERSION
@@ -19,8 +24,41 @@ STALE_MS = 200
 RESEND_MS = 300
 MAX_SENDS = 10
 EVENT_QUEUE = 4
-CACHE_SIZE = 16
+SESSIONS = 4
+RECORDS = 4  # answers kept per session; the newest is always among them
+WINDOW = 0x8000  # a session rolls seqs 1..WINDOW-1 past its HELLO_REQ's seq, each once, in increasing order
 DEBOUNCE_MS = 30
+
+
+class Session:
+    """One host connection: its id, its HELLO_REQ's seq (the window's base), its last answered ROLL seq, and
+    the button event floor when it opened (every event from there on is the session's to deliver)."""
+
+    __slots__ = ("floor", "hello_seq", "id", "last", "records")
+
+    def __init__(self, sid, hello_seq, floor):
+        self.id = sid
+        self.hello_seq = hello_seq
+        self.last = hello_seq
+        self.floor = floor
+        self.records = []  # [(seq, request body, answer frame)], oldest first
+
+    def ahead(self, seq):
+        """True for a seq past the last answered one, within the window: never seen by this session."""
+        offset = (seq - self.hello_seq) & 0xFFFF
+        return (self.last - self.hello_seq) & 0xFFFF < offset < WINDOW
+
+    def record(self, seq, body):
+        for rseq, rbody, answer in self.records:
+            if rseq == seq and rbody == body:
+                return answer
+        return None
+
+    def keep(self, seq, body, answer):
+        self.last = seq
+        self.records.append((seq, body, answer))
+        if len(self.records) > RECORDS:
+            self.records.pop(0)
 
 
 class Device:
@@ -60,9 +98,9 @@ class Device:
         self.counters = {}
         for name in p.STATUS_COUNTERS:
             self.counters[name] = 0
-        self.session = False
-        self._cache = []  # [(seq, request body, response frame)], oldest first
-        self._events = []  # [[seq, frame, sends, last_sent_ms]], oldest first
+        self.boot_id = self._dice.u32()
+        self.sessions = []  # Session, oldest first; the last one is current
+        self._events = []  # [[seq, dice, sends, last_sent_ms]], oldest first
         self._event_seq = self._dice.u16()
         self.button_dice = 1
         self.last_roll = None
@@ -70,6 +108,16 @@ class Device:
         self._last_rx = now
         self._last_step = now
         self._uptime_ms = 0
+
+    @property
+    def session(self):
+        """The current session (the only one that rolls), or None before the first HELLO_REQ since boot."""
+        return self.sessions[-1] if self.sessions else None
+
+    @property
+    def event_floor(self):
+        """Every button event below this seq has been ACKed or dropped."""
+        return self._events[0][0] if self._events else self._event_seq
 
     # ---- main loop
 
@@ -105,15 +153,7 @@ class Device:
 
     def _handle(self, item, now):
         if isinstance(item, p.FrameError):
-            kind = item.kind
-            if kind == p.BAD_VERSION:
-                self.counters["bad_version"] += 1
-                if item.ptype is not None and p.is_host_type(item.ptype):
-                    self._error(item.seq, p.E_BAD_VERSION, item.detail)
-            elif kind == p.BAD_CRC:
-                self.counters["bad_crc"] += 1
-            else:
-                self.counters["bad_framing"] += 1
+            self._rejected(item)
             return
         self.counters["frames_ok"] += 1
         ptype = item.type
@@ -123,77 +163,133 @@ class Device:
         if ptype == p.ROLL:
             self._roll(item)
         elif ptype == p.HELLO_REQ:
-            if self._empty(item):
-                self.session = True
-                self._cache = []
-                body = p.hello_body(FIRMWARE_VERSION, self.capabilities, self.max_dice, self.device_id)
-                self._notify("hello", item.seq, None)
-                self._send(p.encode_frame(p.HELLO, item.seq, body))
+            if self._length(item, 0):
+                self._hello(item.seq)
         elif ptype == p.PING:
             if len(item.body) > p.MAX_PING:
                 self._error(item.seq, p.E_BAD_LENGTH, f"PING len {len(item.body)}")
             else:
-                self._send(p.encode_frame(p.PONG, item.seq, item.body))
+                sid = self.session.id if self.sessions else p.NO_SESSION_ID
+                self._send(p.encode_frame(p.PONG, item.seq, p.pong_body(sid, self.event_floor, item.body)))
         elif ptype == p.ACK:
-            if self._empty(item):
-                self._ack(item.seq, now)
+            if self._length(item, p.SESSION_LEN):
+                self._ack(item.seq, p.session_of(item.body))
         elif ptype == p.STATUS_REQ:
-            if self._empty(item):
+            if self._length(item, 0):
                 body = p.status_body(self.reset_cause, self._uptime_ms // 1000, self.counters)
                 self._send(p.encode_frame(p.STATUS, item.seq, body))
         else:
             self._error(item.seq, p.E_UNKNOWN_TYPE, f"type 0x{ptype:02X}")
 
-    def _empty(self, packet):
-        if packet.body:
+    def _rejected(self, error):
+        kind = error.kind
+        if kind == p.BAD_VERSION:
+            self.counters["bad_version"] += 1
+            if error.ptype is not None and p.is_host_type(error.ptype):
+                self._bad_version(error)
+        elif kind == p.BAD_CRC:
+            self.counters["bad_crc"] += 1
+        else:
+            self.counters["bad_framing"] += 1
+
+    def _bad_version(self, error):
+        detail = f"version {error.version}; speaks {p.VERSION}"
+        self.counters["errors_sent"] += 1
+        self._notify("error", error.seq, p.E_BAD_VERSION)
+        if error.legacy:  # a v1 host can read only v1 frames: tell it in its own format
+            self._send(p.legacy_error_frame(error.seq, p.E_BAD_VERSION, f"protocol {p.VERSION}"))
+        else:
+            self._send(p.encode_frame(p.ERROR, error.seq, p.error_body(p.E_BAD_VERSION, detail)))
+
+    def _length(self, packet, size):
+        if len(packet.body) != size:
             name = p.TYPE_NAMES.get(packet.type, "?")
             self._error(packet.seq, p.E_BAD_LENGTH, f"{name} len {len(packet.body)}")
             return False
         return True
 
+    def _hello(self, seq):
+        for session in self.sessions:
+            if session.hello_seq == seq:  # a retried or replayed HELLO_REQ: the same answer, no new session
+                self._notify("hello", seq, "again", session.id)
+                self._send(self._hello_frame(seq, session))
+                return
+        known = [s.id for s in self.sessions]
+        try:
+            sid = self._dice.u32()
+            while sid == p.NO_SESSION_ID or sid in known:
+                sid = self._dice.u32()
+        except OSError:
+            self._error(seq, p.E_INTERNAL, "rng")
+            return
+        session = Session(sid, seq, self.event_floor)
+        self.sessions.append(session)
+        if len(self.sessions) > SESSIONS:
+            self.sessions.pop(0)
+        self._notify("hello", seq, "new", sid)
+        self._send(self._hello_frame(seq, session))
+
+    def _hello_frame(self, seq, session):
+        # The floor as the session opened, also in a repeated HELLO: a host that learns its session late still
+        # counts every event made in it since, delivered or dropped.
+        body = p.hello_body(FIRMWARE_VERSION, self.capabilities, self.max_dice, self.device_id, self.boot_id,
+                            session.id, session.floor)
+        return p.encode_frame(p.HELLO, seq, body)
+
+    def _find(self, sid):
+        for session in self.sessions:
+            if session.id == sid:
+                return session
+        return None
+
     def _roll(self, packet):
         seq = packet.seq
-        for cached_seq, body, response in self._cache:
-            if cached_seq == seq and body == packet.body:
-                self.counters["duplicates"] += 1
-                self._notify("duplicate", seq, None)
-                self._send(response)
-                return
-        if not self.session:
-            self._error(seq, p.E_NO_SESSION, "send HELLO_REQ")
-            return
         try:
-            n = p.parse_roll(packet.body)
+            sid, n = p.parse_roll(packet.body)
         except p.FrameError as exc:
             code = p.E_BAD_COUNT if exc.kind == p.BAD_COUNT else p.E_BAD_LENGTH
-            self._error(seq, code, exc.detail)
+            sid = p.session_of(packet.body) if code == p.E_BAD_COUNT else p.NO_SESSION_ID
+            self._error(seq, code, exc.detail, sid)
             return
-        if n > self.max_dice:
-            self._error(seq, p.E_BAD_COUNT, f"n={n}")
+        session = self._find(sid)
+        if session is None:  # restarted since that session opened, or it is long gone: nothing rolled here
+            self._refuse(seq, p.E_NO_SESSION, "send HELLO_REQ", sid)
+            return
+        if not session.ahead(seq):
+            answer = session.record(seq, packet.body)
+            if answer is None:
+                self._refuse(seq, p.E_STALE, "seq already answered", sid)
+            else:
+                self.counters["duplicates"] += 1
+                self._notify("duplicate", seq, None, sid)
+                self._send(answer)
+            return
+        if session is not self.sessions[-1]:
+            self._refuse(seq, p.E_SESSION_CLOSED, "session closed", sid)
             return
         try:
             dice = self._dice.roll(n)
         except OSError:
-            self._error(seq, p.E_INTERNAL, "rng")
+            self.counters["errors_sent"] += 1
+            self._notify("error", seq, p.E_INTERNAL, sid)
+            answer = p.encode_frame(p.ERROR, seq, p.error_body(p.E_INTERNAL, "rng", sid))
+            session.keep(seq, packet.body, answer)  # a repeat gets this again: the seq is never rolled
+            self._send(answer)
             return
-        response = p.encode_frame(p.RESULT, seq, p.dice_body(dice))
-        self._cache = [entry for entry in self._cache if entry[0] != seq]
-        self._cache.append((seq, packet.body, response))
-        if len(self._cache) > CACHE_SIZE:
-            self._cache = self._cache[-CACHE_SIZE:]
+        answer = p.encode_frame(p.RESULT, seq, p.dice_body(sid, dice))
+        session.keep(seq, packet.body, answer)
         self.counters["rolls"] += 1
         self.button_dice = n
         # Observers (the simulator's log) learn of the roll before the host can.
-        self._notify("roll", seq, dice)
-        self._send(response)
+        self._notify("roll", seq, dice, sid)
+        self._send(answer)
         self._show(dice, "host")
 
-    def _ack(self, seq, now):
-        for i, event in enumerate(self._events):
-            if event[0] == seq:
-                self._events = self._events[:i] + self._events[i + 1 :]
-                self._notify("acked", seq, None)
-                return
+    def _ack(self, seq, sid):
+        if self._events and self._events[0][0] == seq and self._find(sid) is not None:
+            self._events.pop(0)
+            self._notify("acked", seq, None, sid)
+            return
         self.counters["ignored"] += 1
 
     # ---- button
@@ -205,25 +301,26 @@ class Device:
         except OSError:
             return
         self._show(dice, "button")
-        if not self.session:
+        if not self.sessions:  # no host has greeted this boot: shown only
             self._notify("button", None, dice)
             return
         seq = self._event_seq
         self._event_seq = (seq + 1) & 0xFFFF
         self._notify("button", seq, dice)
-        if len(self._events) >= EVENT_QUEUE:
+        if len(self._events) >= EVENT_QUEUE:  # its seq is used up, so the host sees the gap
             self.counters["events_dropped"] += 1
+            self._notify("dropped", seq, None)
             return
-        self._events.append([seq, p.encode_frame(p.BUTTON_ROLL, seq, p.dice_body(dice)), 0, now])
+        self._events.append([seq, dice, 0, now])
 
     def _service_events(self, now):
-        if not self.session or not self._events:
+        if not self.sessions or not self._events:
             return
         event = self._events[0]
         if event[2] and self._clock.ticks_diff(now, event[3]) < RESEND_MS:
             return
         if event[2] >= MAX_SENDS:
-            self._events = self._events[1:]
+            self._events.pop(0)
             self.counters["events_dropped"] += 1
             self._notify("unacked", event[0], None)
             return
@@ -231,14 +328,19 @@ class Device:
             self.counters["resends"] += 1
         event[2] += 1
         event[3] = now
-        self._send(event[1])
+        # Built at each send: an event made before a new HELLO_REQ goes to the session now current.
+        self._send(p.encode_frame(p.BUTTON_ROLL, event[0], p.dice_body(self.sessions[-1].id, event[1])))
 
     # ---- output
 
-    def _error(self, seq, code, detail):
+    def _refuse(self, seq, code, detail, sid):
+        self.counters["refused"] += 1
+        self._error(seq, code, detail, sid)
+
+    def _error(self, seq, code, detail, sid=p.NO_SESSION_ID):
         self.counters["errors_sent"] += 1
-        self._notify("error", seq, code)
-        self._send(p.encode_frame(p.ERROR, seq, p.error_body(code, detail)))
+        self._notify("error", seq, code, sid)
+        self._send(p.encode_frame(p.ERROR, seq, p.error_body(code, detail, sid)))
 
     def _send(self, frame):
         self._stream.write(frame)
@@ -248,6 +350,6 @@ class Device:
         for view in self._views:
             view.show(dice, source)
 
-    def _notify(self, kind, seq, value):
+    def _notify(self, kind, seq, value, session=None):
         if self._on_event is not None:
-            self._on_event(kind, seq, value)
+            self._on_event(kind, seq, value, session)

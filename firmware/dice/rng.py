@@ -47,3 +47,7 @@ class Dice:
     def u16(self):
         hi, lo = self._draw(2)
         return (hi << 8) | lo
+
+    def u32(self):
+        a, b, c, d = self._draw(4)
+        return (a << 24) | (b << 16) | (c << 8) | d

@@ -72,6 +72,7 @@ def golden():
 
 def crc_and_cobs():
     check(p.crc16(b"123456789") == 0x29B1, "crc check value")
+    check(p.check16(b"123456789") == 0xD0DB, "check (T10-DIF) check value")
     check(p.cobs_encode(b"\x11\x22\x00\x33") == b"\x03\x11\x22\x02\x33", "cobs vector")
     check(p.cobs_decode(b"\x02\x11\x01\x01\x01") == b"\x11\x00\x00\x00", "cobs decode vector")
     long = bytes(range(1, 256))
@@ -129,33 +130,57 @@ class Session:
         return out
 
 
+def window(s, sid):
+    # A late duplicate is never rolled again: not after many later rolls, not after a new HELLO.
+    late = p.encode_message({"type": "ROLL", "seq": 0x2001, "session": sid, "n": 2})
+    first = s.send(late)
+    for seq in range(0x2002, 0x2002 + 40):
+        s.send(p.encode_message({"type": "ROLL", "seq": seq, "session": sid, "n": 1}))
+    rolls = s.dev.counters["rolls"]
+    r = [p.decode_message(f) for f in s.send(late)]
+    check(r and r[0]["type"] == "ERROR" and r[0]["code"] == p.E_STALE, "late duplicate refused: " + repr(r))
+    recent = p.encode_message({"type": "ROLL", "seq": 0x2002 + 39, "session": sid, "n": 1})
+    recent_answer = s.send(recent)
+    r = s.msg({"type": "HELLO_REQ", "seq": 0x3000})
+    check(r and r[0]["session"] != sid, "a new HELLO_REQ opens a new session")
+    new_sid = r[0]["session"]
+    check(s.send(recent) == recent_answer, "the closed session still answers from its record")
+    r = s.msg({"type": "ROLL", "seq": 0x2100, "session": sid, "n": 1})
+    check(r and r[0]["code"] == p.E_SESSION_CLOSED, "a closed session never rolls: " + repr(r))
+    check(s.dev.counters["rolls"] == rolls and first, "nothing rolled twice")
+    return new_sid
+
+
 def session(data):
     s = Session(clock_start=TICKS_PERIOD - 500)  # crosses the ticks wrap-around mid-session
-    r = s.msg({"type": "ROLL", "seq": 1, "n": 2})
+    r = s.msg({"type": "ROLL", "seq": 1, "session": 5, "n": 2})
     check(len(r) == 1 and r[0]["type"] == "ERROR" and r[0]["code"] == p.E_NO_SESSION, "roll before hello")
     r = s.msg({"type": "HELLO_REQ", "seq": 0x1234})
     check(
         r and r[0]["type"] == "HELLO" and r[0]["device_id"] == "0102030405060708" and r[0]["seq"] == 0x1234,
         "hello: " + repr(r),
     )
-    first = s.send(p.encode_message({"type": "ROLL", "seq": 0x2000, "n": 3}))
+    sid = r[0]["session"]
+    first = s.send(p.encode_message({"type": "ROLL", "seq": 0x2000, "session": sid, "n": 3}))
     m = p.decode_message(first[0])
     check(m["type"] == "RESULT" and m["seq"] == 0x2000 and len(m["dice"]) == 3, "roll: " + repr(m))
     drawn = s.rng.drawn
-    again = s.send(p.encode_message({"type": "ROLL", "seq": 0x2000, "n": 3}))
-    check(again == first and s.rng.drawn == drawn, "duplicate roll answered from cache")
+    again = s.send(p.encode_message({"type": "ROLL", "seq": 0x2000, "session": sid, "n": 3}))
+    check(again == first and s.rng.drawn == drawn, "duplicate roll answered from the record")
     check(s.dev.counters["rolls"] == 1 and s.dev.counters["duplicates"] == 1, "roll counters")
+    sid = window(s, sid)
     r = s.msg({"type": "PING", "seq": 9, "data": "00ff00"})
-    check(r == [{"type": "PONG", "seq": 9, "data": "00ff00"}], "ping: " + repr(r))
+    check(r and r[0]["data"] == "00ff00" and r[0]["session"] == sid, "ping: " + repr(r))
+    rolls_before = s.dev.counters["rolls"]
     for case in data["invalid"]:
         if case["direction"] != "host_to_device":
             continue
         out = s.send(unhex(case["hex"]))
         want = [] if case["reply"] is None else [unhex(case["reply"])]
         check(out == want, "invalid reply " + case["name"] + ": " + repr(out))
-    check(s.dev.counters["rolls"] == 1, "no roll from invalid frames")
+    check(s.dev.counters["rolls"] == rolls_before, "no roll from invalid frames")
     # corrupted frame
-    wire = bytearray(p.encode_message({"type": "ROLL", "seq": 0x2001, "n": 1}))
+    wire = bytearray(p.encode_message({"type": "ROLL", "seq": 0x3001, "session": sid, "n": 1}))
     wire[5] ^= 0x10
     check(s.send(bytes(wire)) == [], "corrupt roll dropped")
     # button: bounce, then resend until ACK
@@ -169,7 +194,7 @@ def session(data):
     check(len(events) >= 3 and all(e == events[0] for e in events), "button roll resent: " + repr(events))
     check(s.dev.counters["button_presses"] == 1, "debounced to one press")
     if events:
-        s.msg({"type": "ACK", "seq": events[0]["seq"]})
+        s.msg({"type": "ACK", "seq": events[0]["seq"], "session": sid})
         check(s.run(1000) == [], "no resend after ACK")
     # unacked events are given up after MAX_SENDS
     s.pin.level = 0

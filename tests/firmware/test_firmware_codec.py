@@ -10,10 +10,26 @@ from firmware.dice import protocol as p
 from tests.firmware.golden import FRAMES, GOLDEN, INVALID
 
 
-def test_crc_check_value() -> None:
-    # CRC-16/CCITT-FALSE's published check value.
+def test_crc_check_values() -> None:
+    # The published check values of CRC-16/CCITT-FALSE and CRC-16/T10-DIF.
     assert p.crc16(b"123456789") == 0x29B1
     assert p.crc16(b"") == 0xFFFF
+    assert p.check16(b"123456789") == 0xD0DB
+    assert p.check16(b"") == 0
+
+
+def test_the_two_crc_generators_share_no_factor() -> None:
+    # gcd over GF(2) of x^16+x^12+x^5+1 and x^16+x^15+x^11+x^9+x^8+x^7+x^5+x^4+x^2+x+1 is 1, so together
+    # they detect every error a degree-32 generator (their product) would: random corruption passes 2**-32.
+    def mod(a: int, b: int) -> int:
+        while a and a.bit_length() >= b.bit_length():
+            a ^= b << (a.bit_length() - b.bit_length())
+        return a
+
+    a, b = 0x11021, 0x18BB7
+    while b:
+        a, b = b, mod(a, b)
+    assert a == 1
 
 
 @pytest.mark.parametrize(
@@ -35,8 +51,11 @@ def test_cobs_vectors(raw: str, encoded: str) -> None:
 
 
 def test_hand_assembled_frame_matches_golden() -> None:
-    # ROLL seq 0x1235 n=2, built by hand from the spec (not by the codec): header, body, CRC, COBS, 0x00.
-    head = bytes([0x01, 0x02, 0x12, 0x35, 0x01, 0x02])
+    # ROLL seq 0x1235 in session 0x5E551D01, n=2, built by hand from the spec (not by the codec): header,
+    # body, check, CRC, COBS, 0x00.
+    head = bytes([0x02, 0x02, 0x12, 0x35, 0x05, 0x5E, 0x55, 0x1D, 0x01, 0x02])
+    check = p.check16(head)
+    head += bytes([check >> 8, check & 0xFF])
     crc = p.crc16(head)
     packet = head + bytes([crc >> 8, crc & 0xFF])
     assert 0 not in packet
@@ -52,7 +71,7 @@ def test_golden_file_covers_every_message_type_and_rejection() -> None:
         p.BAD_COBS, p.TRUNCATED, p.BAD_CRC, p.LENGTH_MISMATCH, p.TOO_LONG, p.BAD_VERSION, p.BAD_LENGTH,
         p.BAD_COUNT, p.BAD_VALUE, p.UNKNOWN_TYPE,
     }
-    assert {f["message"]["code"] for f in FRAMES if f["message"]["type"] == "ERROR"} == set(range(1, 8))
+    assert {f["message"]["code"] for f in FRAMES if f["message"]["type"] == "ERROR"} == set(range(1, 10))
     names = [f["name"] for f in FRAMES + INVALID]
     assert len(names) == len(set(names))
 
@@ -82,7 +101,7 @@ def test_a_roll_of_zero_dice_from_the_device_is_bad_length(name: str) -> None:
     case = {c["name"]: c for c in INVALID}[name]
     assert case["error"] == p.BAD_LENGTH and case["reply"] is None
     packet = p.cobs_decode(bytes.fromhex(case["hex"])[:-1])
-    assert packet[4:6] == b"\x01\x00"  # len 1, n = 0
+    assert packet[4] == 5 and packet[9] == 0  # len 5: a session and n = 0
     with pytest.raises(p.FrameError) as info:
         p.decode_message(bytes.fromhex(case["hex"]))
     assert info.value.kind == p.BAD_LENGTH
@@ -118,29 +137,50 @@ def test_over_long_frame_reported_once_then_stream_recovers() -> None:
     assert d.feed(b"\x05" * 64 + b"\x00")[0].kind != p.TOO_LONG  # type: ignore[union-attr]  # 64 is allowed
 
 
-def test_bad_version_error_carries_trusted_header() -> None:
-    case = next(c for c in INVALID if c["error"] == p.BAD_VERSION)
-    with pytest.raises(p.FrameError) as info:
-        p.decode_frame(bytes.fromhex(case["hex"]))
-    assert info.value.seq == 0x0102
-    assert info.value.ptype == p.ROLL
+@pytest.mark.parametrize(("name", "version", "seq", "legacy"), [
+    ("wrong_version_3", 3, 0x0102, False), ("wrong_version_1", 1, 0x0103, True),
+])
+def test_bad_version_error_carries_trusted_header(name: str, version: int, seq: int, legacy: bool) -> None:
+    case = next(c for c in INVALID if c["name"] == name)
+    (error,) = p.Deframer().feed(bytes.fromhex(case["hex"]))
+    assert isinstance(error, p.FrameError) and error.kind == p.BAD_VERSION
+    assert (error.version, error.seq, error.ptype, error.legacy) == (version, seq, p.ROLL, legacy)
+
+
+def test_a_v1_reply_is_in_v1s_own_format() -> None:
+    # A v1 host can read only v1 frames: version 1, the body code + ASCII, the trailing CRC-16 alone.
+    frame = p.legacy_error_frame(0x0103, p.E_BAD_VERSION, "protocol 2")
+    packet = p.cobs_decode(frame[:-1])
+    assert packet[:5] == bytes([1, p.ERROR, 0x01, 0x03, 11]) and packet[5:-2] == b"\x04protocol 2"
+    assert p.crc16(packet[:-2]) == int.from_bytes(packet[-2:], "big")
+
+
+def test_every_version_can_be_named_from_its_first_bytes_and_trailing_crc() -> None:
+    # docs/dice-protocol.md §2: bytes 0..3 and the trailing CRC-16 stay in every version.
+    for version in (1, 3, 200):
+        packet = p.encode_packet(p.HELLO_REQ, 0x4242, b"", version=version)
+        with pytest.raises(p.FrameError) as info:
+            p.decode_packet(packet)
+        assert (info.value.kind, info.value.version, info.value.seq) == (p.BAD_VERSION, version, 0x4242)
 
 
 def test_encoders_refuse_bad_values() -> None:
     with pytest.raises(ValueError, match="seq"):
         p.encode_packet(p.ROLL, 0x10000, b"\x01")
     with pytest.raises(ValueError, match="body too long"):
-        p.encode_packet(p.PING, 1, bytes(57))
+        p.encode_packet(p.PING, 1, bytes(55))
     with pytest.raises(ValueError, match="die value"):
-        p.dice_body([1, 7])
+        p.dice_body(1, [1, 7])
     with pytest.raises(ValueError, match="dice"):
-        p.dice_body([])
+        p.dice_body(1, [])
+    with pytest.raises(ValueError, match="session"):
+        p.dice_body(1 << 32, [1])
     with pytest.raises(ValueError, match="device id"):
-        p.hello_body((1, 0, 0), 0, 10, b"short")
+        p.hello_body((1, 0, 0), 0, 10, b"short", 1, 1, 0)
     # Error details are clipped to 32 printable ASCII bytes.
     body = p.error_body(1, "x" * 40 + "\n")
-    assert body == b"\x01" + b"x" * 32
-    assert p.error_body(1, "caf\u00e9") == b"\x01caf??"
+    assert body == b"\x01\x00\x00\x00\x00" + b"x" * 32
+    assert p.error_body(1, "caf\u00e9", 7) == b"\x01\x00\x00\x00\x07caf??"
 
 
 def test_largest_message_fits_a_frame() -> None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,31 +92,58 @@ def _run_board(stdin: bytes, **env: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
+def _read_frames(stream: Any, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
+    from firmware.dice import protocol as p
+
+    deframer, out = p.Deframer(), []
+    deadline = time.monotonic() + timeout
+    while len(out) < count and time.monotonic() < deadline:
+        ready, _, _ = select.select([stream], [], [], 0.05)
+        if ready:
+            out += [p.packet_to_message(x) for x in deframer.feed(os.read(stream.fileno(), 4096))
+                    if isinstance(x, p.Packet)]
+    return out
+
+
 @needs_micropython
 def test_board_main_serves_the_protocol_on_stdio_under_micropython() -> None:
     # firmware/main.py itself, with a stub `machine`: the USB stream is this process's stdin/stdout.
     from firmware.dice import protocol as p
 
-    requests = [
-        {"type": "HELLO_REQ", "seq": 1},
-        {"type": "ROLL", "seq": 2, "n": 1},
-        {"type": "ROLL", "seq": 2, "n": 1},
-        {"type": "PING", "seq": 3, "data": "0300"},
-    ]  # 0x03 is Ctrl-C: it must not interrupt
-    wire = b"\x00garbage\x00" + b"".join(p.encode_message(m) for m in requests)
-    proc = _run_board(wire, STUB_MAX_FEEDS="300", STUB_RESET_CAUSE="3")
-    assert proc.returncode == 0, proc.stderr.decode()
-    replies = [p.packet_to_message(x) for x in p.Deframer().feed(proc.stdout) if isinstance(x, p.Packet)]
-    assert [r["type"] for r in replies] == ["HELLO", "RESULT", "RESULT", "PONG"]
-    assert replies[0]["device_id"] == "e6614103e7452d2f"
-    assert replies[0]["capabilities"] == p.CAP_BUTTON | p.CAP_LEDS | p.CAP_STATUS
-    assert replies[1] == replies[2]
-    assert replies[3]["data"] == "0300"
-    (face,) = replies[1]["dice"]
-    leds = dict(item.split("=") for item in proc.stderr.decode().split("LEDS ")[1].splitlines()[0].split())
+    assert MICROPYTHON is not None
+    proc = subprocess.Popen(
+        [MICROPYTHON, "-X", "heapsize=128k", str(ROOT / "tests" / "firmware" / "mp_board_run.py"), str(ROOT)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+        env={**os.environ, "STUB_MAX_FEEDS": "3000", "STUB_RESET_CAUSE": "3"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(b"\x00garbage\x00" + p.encode_message({"type": "HELLO_REQ", "seq": 1}))
+        (hello,) = _read_frames(proc.stdout, 1)
+        session = hello["session"]
+        requests = [
+            {"type": "ROLL", "seq": 2, "session": session, "n": 1},
+            {"type": "ROLL", "seq": 2, "session": session, "n": 1},
+            {"type": "PING", "seq": 3, "data": "0300"},
+        ]  # 0x03 is Ctrl-C: it must not interrupt
+        proc.stdin.write(b"".join(p.encode_message(m) for m in requests))
+        replies = _read_frames(proc.stdout, 3)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err.decode()
+    assert [r["type"] for r in [hello, *replies]] == ["HELLO", "RESULT", "RESULT", "PONG"]
+    assert hello["device_id"] == "e6614103e7452d2f" and hello["protocol"] == 2
+    assert hello["capabilities"] == p.CAP_BUTTON | p.CAP_LEDS | p.CAP_STATUS
+    assert replies[0] == replies[1]
+    assert replies[2]["data"] == "0300" and replies[2]["session"] == session
+    (face,) = replies[0]["dice"]
+    leds = dict(item.split("=") for item in err.decode().split("LEDS ")[1].splitlines()[0].split())
     centre, diag_a, diag_b, middle = (int(leds[k]) for k in ("16", "17", "18", "19"))
     assert centre + 2 * (diag_a + diag_b + middle) == face
-    assert "WDT 2000 fed 300" in proc.stderr.decode()
+    assert "WDT 2000 fed 3000" in err.decode()
 
 
 @needs_micropython

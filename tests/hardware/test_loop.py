@@ -19,14 +19,16 @@ def test_frames_written_to_loop_come_back_decoded() -> None:
     lost: list[BaseException] = []
     transport = FrameTransport(open_port("loop://"), got.put, lost.append, on_drop=drops.append)
     transport.start()
-    sent: list[Message] = [RollRequest(1, 2), Result(1, (6, 2)), Ping(2, b"\x00\x00"), ButtonRoll(3, (1,))]
+    sent: list[Message] = [
+        RollRequest(1, 9, 2), Result(1, 9, (6, 2)), Ping(2, b"\x00\x00"), ButtonRoll(3, 9, (1,))
+    ]
     for message in sent:
         transport.send(message)
     transport.write(b"garbage without a delimiter\x00")
-    transport.send(Result(4, (5,)))
+    transport.send(Result(4, 9, (5,)))
     received = [got.get(timeout=2) for _ in range(len(sent) + 1)]
     transport.close()
-    assert received == [*sent, Result(4, (5,))]
+    assert received == [*sent, Result(4, 9, (5,))]
     assert len(drops) == 1 and transport.decoder.dropped == 1
     assert not lost  # a deliberate close is not a lost connection
 
@@ -39,11 +41,11 @@ def test_inter_byte_timeout_drops_a_half_frame_on_loop() -> None:
         inter_byte_timeout=0.02,
     )
     transport.start()
-    frame = encode_frame(Result(9, (3, 4)))
+    frame = encode_frame(Result(9, 9, (3, 4)))
     transport.write(frame[:4])
     assert dropped.wait(2)
     transport.write(frame)  # a whole frame after the stale half is still decoded
-    assert got.get(timeout=2) == Result(9, (3, 4))
+    assert got.get(timeout=2) == Result(9, 9, (3, 4))
     transport.close()
 
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from hardware import ConnectionEvent, ConnectionState, DeviceDisconnectedError, DiceEvent, DiceRoller
-from hardware.protocol import FrameDecoder, Hello, HelloRequest, Result, RollRequest, encode_frame
+from hardware.protocol import Capability, FrameDecoder, Hello, HelloRequest, Result, RollRequest, encode_frame
 
 DEVICE_ID = bytes.fromhex("0011223344556677")
 
@@ -45,13 +45,14 @@ class TcpDevice:
                 return
             for message in decoder.feed(data):
                 if isinstance(message, HelloRequest):
-                    conn.sendall(encode_frame(Hello(message.seq, 1, (1, 0, 0), 0, 10, DEVICE_ID)))  # type: ignore[arg-type]
+                    hello = Hello(message.seq, 2, (2, 0, 0), Capability.NONE, 10, DEVICE_ID, 1, 2, 0)
+                    conn.sendall(encode_frame(hello))
                 elif isinstance(message, RollRequest):
                     if rolls == self.serve:
                         return
                     rolls += 1
                     dice = tuple(i % 6 + 1 for i in range(message.count))
-                    conn.sendall(encode_frame(Result(message.seq, dice)))
+                    conn.sendall(encode_frame(Result(message.seq, message.session, dice)))
 
     def close(self) -> None:
         self.server.close()
