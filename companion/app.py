@@ -864,7 +864,8 @@ class SeneschalApp(App):  # type: ignore[misc]
         # Button rolls and connection changes come on the driver's thread; the roller posts them through
         # our clock (never calling the roller back from its own thread).
         self.services.roller.listen(
-            self.clock, on_button=self.button_roll, on_status=self.dice.roller_changed
+            self.clock, on_button=self.button_roll, on_status=self.dice.roller_changed,
+            on_dropped=self.dice.button_rolls_dropped,
         )
         # The camera runs from the start: box setup and a new game read the map before any game.
         self.camera = CameraPresenter(self.services.feed, self.clock, on_reading=self._on_reading)

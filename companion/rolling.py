@@ -58,6 +58,7 @@ class ScreenRollerAdapter:
         clock: UiClock,
         on_button: Callable[[RollResult], Any] | None = None,
         on_status: Callable[[], Any] | None = None,
+        on_dropped: Callable[[int], Any] | None = None,
     ) -> None:
         pass  # no device, no button, no connection to follow
 
@@ -82,6 +83,7 @@ class DeviceRollerAdapter:
         self._clock: UiClock | None = None
         self._on_button: Callable[[RollResult], Any] | None = None
         self._on_status: Callable[[], Any] | None = None
+        self._on_dropped: Callable[[int], Any] | None = None
         self._early: deque[RollResult] = deque(maxlen=8)  # button rolls before anyone listened
         self._reason = ""  # the last ConnectionEvent's reason
         self._roll_note = ""  # why the last roll failed (cleared by the next good roll)
@@ -96,9 +98,11 @@ class DeviceRollerAdapter:
         clock: UiClock,
         on_button: Callable[[RollResult], Any] | None = None,
         on_status: Callable[[], Any] | None = None,
+        on_dropped: Callable[[int], Any] | None = None,
     ) -> None:
         with self._lock:
             self._clock, self._on_button, self._on_status = clock, on_button, on_status
+            self._on_dropped = on_dropped
             early = list(self._early)
             self._early.clear()
         for result in early:
@@ -109,7 +113,7 @@ class DeviceRollerAdapter:
 
     def _event(self, event: Any) -> None:
         """On the driver's thread: never call the roller from here (it would wait on itself)."""
-        from hardware.client import ButtonRollEvent, ConnectionEvent
+        from hardware.events import ButtonRollEvent, ButtonRollsDroppedEvent, ConnectionEvent
 
         if isinstance(event, ButtonRollEvent):
             r = event.roll
@@ -120,6 +124,10 @@ class DeviceRollerAdapter:
                     self._early.append(result)
                     return
             self._post_button(result)
+        elif isinstance(event, ButtonRollsDroppedEvent):
+            clock, cb = self._clock, self._on_dropped
+            if clock is not None and cb is not None:
+                clock.schedule_once(lambda _dt: cb(event.count), 0)
         elif isinstance(event, ConnectionEvent):
             with self._lock:
                 self._reason = event.reason

@@ -310,9 +310,11 @@ class Roller(Protocol):
         clock: UiClock,
         on_button: Callable[[RollResult], Any] | None = None,
         on_status: Callable[[], Any] | None = None,
+        on_dropped: Callable[[int], Any] | None = None,
     ) -> None:
-        """Rolls made with the device's own button, and connection changes, delivered on the UI thread through
-        `clock` (the driver reports them on its own thread, which must never call the roller back)."""
+        """Rolls made with the device's own button, connection changes, and how many button rolls the
+        device made but could not deliver (`on_dropped`), on the UI thread through `clock` (the driver reports
+        them on its own thread, which must never call the roller back)."""
         ...
 
     def close(self) -> None: ...

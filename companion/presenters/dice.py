@@ -6,9 +6,11 @@ import threading
 from collections import deque
 
 from companion.errors import RollNotTakenError
-from companion.i18n import Translator
+from companion.i18n import N_, Translator
 from companion.presenters.base import Presenter
 from companion.services import Roller, RollerStatus, RollResult, UiClock
+
+DROPPED = N_("Button rolls that never reached the tablet: {count}. Roll those again.")
 
 
 class DicePresenter(Presenter):
@@ -41,6 +43,11 @@ class DicePresenter(Presenter):
 
     def roller_changed(self) -> None:
         """The roller connected, went away, reconnected or restarted (on the UI thread)."""
+        self.changed()
+
+    def button_rolls_dropped(self, count: int) -> None:
+        """The roller made `count` button rolls that never reached the tablet (UI thread): say so."""
+        self.error = self.tr(DROPPED).format(count=count)
         self.changed()
 
     def record(self, result: RollResult) -> None:

@@ -195,7 +195,9 @@ class FakeRoller:
             raise OSError("unplugged")
         return RollResult(self.values[:n] if len(self.values) >= n else self.values * n, "simulated #1")
 
-    def listen(self, clock: Any, on_button: Any = None, on_status: Any = None) -> None:
+    def listen(
+        self, clock: Any, on_button: Any = None, on_status: Any = None, on_dropped: Any = None
+    ) -> None:
         self.listening = (clock, on_button, on_status)
 
     def close(self) -> None:

@@ -142,3 +142,22 @@ def test_the_simulators_button_rolls_arrive_through_the_clock() -> None:
         assert got and " button #" in got[0].source and got[0].source.startswith("device ")
     finally:
         roller.close()
+
+
+def test_button_rolls_the_device_dropped_are_counted_on_the_ui_thread_and_said_in_each_language() -> None:
+    from companion.i18n import Translator
+    from companion.presenters.dice import DicePresenter
+    from hardware.events import ButtonRollsDroppedEvent
+
+    adapter = DeviceRollerAdapter("loop://")
+    clock = ManualClock()
+    dice = DicePresenter(adapter, clock, threaded=False, tr=Translator("nl"))
+    adapter.listen(clock, on_dropped=dice.button_rolls_dropped)
+    adapter._event(ButtonRollsDroppedEvent(2, "00aa"))
+    assert dice.error == ""  # nothing runs on the driver's thread
+    clock.advance()
+    assert "2" in dice.error and "opnieuw" in dice.error
+    english = DicePresenter(adapter, clock, threaded=False)
+    english.button_rolls_dropped(1)
+    assert english.error == "Button rolls that never reached the tablet: 1. Roll those again."
+    adapter.close()
