@@ -1,0 +1,252 @@
+"""The protocol, as the app meets a table, and what is counted.
+
+Per scene: the set-up frame (tiles laid, every player's one die on their castle) is read by the table reader
+the app builds (`companion.pipeline.vision_reader`, hold 5 as for a real camera), and the dice on the castles
+are measured with the app's own box-setup code (`companion.calibrate.samples_on_castles`, then
+`build_calibration` and `problems`, as `Calibrator.check` runs them). Problems mean the app refuses to save:
+the game then runs on the default colours, and the refusal is counted. A player's colour with no sample is
+counted as unmeasured.
+
+Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
+frame, untimed, then the game frame, timed: the app's steady state) and *alone* (a fresh reader reads the game
+frame only). Both are scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does:
+- map exact: every tile on its hex, up to the lattice's shift and turn (`align_tiles`); tiles right: the share
+  of tiles on their hex;
+- per location (territories and castles) not under a hand: *right* when every colour's count is exact and the
+  location is not flagged unsure; *flagged* when it is in `unsure`; *silently wrong* when it is wrong, not
+  flagged, and on the reading's map (what a player would not be asked about); *off the map* otherwise;
+- locations under a hand are left out and reported apart (how many flagged), as are locations with a die
+  mostly hidden behind another (how many right, how many flagged);
+- artefact cards wholly in view: face-up ones read as face up, face-down ones wrongly read as up;
+- blurred frames (defocus >= 2 px or motion >= 6 px): read anyway when the frame's reading states any
+  location sure, and how many of those statements are wrong.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bench.realtable.render import render
+from bench.realtable.scene import Family, Level, Scene, Truth, game_frame, setup_frame
+from engine.colours import Colour
+
+HOLD_FRAMES = 5  # the app's hold for a real camera (companion/demo.py)
+
+
+@dataclass
+class Calibrated:
+    calibration: Any  # vision's ColourCalibration, or None: the reader's defaults
+    refused: bool
+    unmeasured: tuple[Colour, ...]
+    messages: tuple[str, ...]
+
+
+def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
+    """The app's box set-up on the set-up frame: measure the castles' dice, check, save or refuse."""
+    from companion.calibrate import build_calibration, castle_colours, problems, samples_on_castles
+    from companion.pipeline import vision_reader
+
+    reader = vision_reader(HOLD_FRAMES)
+    result = reader.read(setup)
+    try:
+        samples, notes = samples_on_castles(setup, result, castle_colours())
+    except Exception as exc:  # the app tells the players and measures nothing (companion/feedproc.py)
+        return Calibrated(None, True, scene.colours, (f"cannot measure the dice: {exc}",))
+    unmeasured = tuple(c for c in scene.colours if c not in samples)
+    if not samples:
+        return Calibrated(None, True, unmeasured, tuple(notes) or ("no die measured",))
+    cal = build_calibration(samples)
+    found = problems(samples, cal)
+    if found:
+        return Calibrated(None, True, unmeasured, tuple(notes) + tuple(found))
+    return Calibrated(cal, False, unmeasured, tuple(notes))
+
+
+@dataclass
+class Tally:
+    frames: int = 0
+    map_exact: int = 0
+    tiles: int = 0
+    tiles_right: int = 0
+    locations: int = 0
+    right: int = 0
+    flagged: int = 0
+    silent: int = 0
+    off_map: int = 0
+    occupied: int = 0
+    occupied_right: int = 0
+    hand: int = 0
+    hand_flagged: int = 0
+    hidden: int = 0
+    hidden_right: int = 0
+    hidden_flagged: int = 0
+    cards_up: int = 0
+    cards_up_read: int = 0
+    cards_down: int = 0
+    cards_false_up: int = 0
+    blurred: int = 0
+    blurred_read: int = 0
+    blurred_stated: int = 0
+    blurred_stated_wrong: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for name, value in vars(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def p(self, q: float) -> float:
+        return float(np.percentile(self.ms, q)) if self.ms else float("nan")
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.ms) if self.ms else float("nan")
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """One location read wrong (or flagged), for --errors and --save."""
+
+    group: str
+    mode: str
+    seed: int
+    frame: int
+    location: str
+    truth: dict[Colour, int]
+    read: dict[Colour, int]
+    flagged: bool
+    on_map: bool
+    hidden: bool
+
+
+def score(
+    result: Any, truth: Truth, tally: Tally, misses: list[Miss], where: tuple[str, str, int, int]
+) -> None:
+    """Count one frame's reading against its truth (see the module's docstring)."""
+    from vision.pipeline import align_tiles
+
+    raw = result.raw
+    tally.frames += 1
+    read_tiles = dict(raw.tiles) if raw is not None else {}
+    aligned = align_tiles(read_tiles, truth.tiles) if read_tiles else {}
+    tally.map_exact += aligned == truth.tiles
+    tally.tiles += len(truth.tiles)
+    tally.tiles_right += sum(aligned.get(h) == t for h, t in truth.tiles.items())
+    on_map_ids = set(read_tiles.values())
+    if truth.blurred:
+        _score_blurred(raw, truth, tally, on_map_ids)
+        return
+    for loc in truth.locations:
+        want = truth.knights.get(loc, {})
+        flagged = raw is not None and loc in raw.unsure
+        if loc in truth.covered:
+            tally.hand += 1
+            tally.hand_flagged += flagged
+            continue
+        seen = dict(raw.knights_at(loc)) if raw is not None else {}
+        on_map = loc in on_map_ids
+        right = raw is not None and seen == want and not flagged
+        tally.locations += 1
+        tally.right += right
+        tally.flagged += flagged
+        tally.silent += (not right) and (not flagged) and on_map
+        tally.off_map += (not right) and (not flagged) and not on_map
+        if want:
+            tally.occupied += 1
+            tally.occupied_right += right
+        if loc in truth.hidden:
+            tally.hidden += 1
+            tally.hidden_right += right
+            tally.hidden_flagged += flagged
+        if not right:
+            misses.append(
+                Miss(
+                    where[0],
+                    where[1],
+                    where[2],
+                    where[3],
+                    loc,
+                    want,
+                    seen,
+                    flagged,
+                    on_map,
+                    loc in truth.hidden,
+                )
+            )
+    for card, up in truth.artefacts.items():
+        said = raw.artefacts.get(card) if raw is not None else None
+        if up:
+            tally.cards_up += 1
+            tally.cards_up_read += said is True
+        else:
+            tally.cards_down += 1
+            tally.cards_false_up += said is True
+
+
+def _score_blurred(raw: Any, truth: Truth, tally: Tally, on_map: set[str]) -> None:
+    tally.blurred += 1
+    if raw is None:
+        return
+    stated = [loc for loc in truth.locations if loc in on_map and loc not in raw.unsure]
+    tally.blurred_read += bool(stated)
+    tally.blurred_stated += len(stated)
+    tally.blurred_stated_wrong += sum(
+        dict(raw.knights_at(loc)) != truth.knights.get(loc, {}) for loc in stated
+    )
+
+
+@dataclass
+class SceneRun:
+    """What one scene gave: a tally per reading mode, calibration, misses, frames for --save."""
+
+    scene: Scene
+    calibrated: Calibrated
+    tallies: dict[str, Tally]
+    misses: list[Miss]
+    saved: list[tuple[int, np.ndarray, Truth, Any]]  # (frame index, image, truth, result after set-up)
+
+
+Reader = Callable[[Any], Any]  # calibration -> a table reader
+
+
+def app_reader(calibration: Any) -> Any:
+    from companion.pipeline import vision_reader
+
+    return vision_reader(HOLD_FRAMES, calibration)
+
+
+def run_scene(
+    scene: Scene, frames: int, group: str, *, keep_failures: bool = False, make_reader: Reader = app_reader
+) -> SceneRun:
+    """The set-up frame, calibration, then `frames` game frames read after set-up and alone."""
+    setup_img, _ = render(setup_frame(scene))
+    cal = calibrate(setup_img, scene)
+    tallies = {"after set-up": Tally(), "alone": Tally()}
+    misses: list[Miss] = []
+    saved = []
+    for i in range(1, frames + 1):
+        img, truth = render(game_frame(scene, i))
+        reader = make_reader(cal.calibration)
+        reader.read(setup_img)
+        t0 = time.perf_counter()
+        result = reader.read(img)
+        tallies["after set-up"].ms.append((time.perf_counter() - t0) * 1000)
+        before = (len(misses), tallies["after set-up"].map_exact)
+        score(result, truth, tallies["after set-up"], misses, (group, "after set-up", scene.seed, i))
+        failed = len(misses) > before[0] or tallies["after set-up"].map_exact == before[1]
+        alone = make_reader(cal.calibration)
+        t0 = time.perf_counter()
+        result_alone = alone.read(img)
+        tallies["alone"].ms.append((time.perf_counter() - t0) * 1000)
+        score(result_alone, truth, tallies["alone"], misses, (group, "alone", scene.seed, i))
+        if keep_failures and (failed or truth.blurred):
+            saved.append((i, img, truth, result))
+    return SceneRun(scene, cal, tallies, misses, saved)
+
+
+__all__ = ["Calibrated", "Family", "Level", "Miss", "SceneRun", "Tally", "calibrate", "run_scene", "score"]
