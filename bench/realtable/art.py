@@ -53,17 +53,38 @@ def noise(shape: tuple[int, int], rng: Rng, scale: float, octaves: int = 3) -> F
 # --- table tops (evaluated at table points, mm) ---------------------------------------------------------
 
 
+def world_noise(u: F32, v: F32, seed: int) -> F32:
+    """Smooth value noise of table coordinates (any units: one lattice cell per unit), in about [-1, 1]:
+    hashed lattice values, interpolated with a smoothstep."""
+    iu, iv = np.floor(u), np.floor(v)
+    fu, fv = u - iu, v - iv
+    su, sv = fu * fu * (3 - 2 * fu), fv * fv * (3 - 2 * fv)
+
+    def h(a: F32, b: F32) -> F32:
+        x = np.sin(a * 127.1 + b * 311.7 + seed * 0.0001) * 43758.5453
+        return np.asarray((x - np.floor(x)) * 2 - 1, np.float32)
+    top = h(iu, iv) * (1 - su) + h(iu + 1, iv) * su
+    bottom = h(iu, iv + 1) * (1 - su) + h(iu + 1, iv + 1) * su
+    return np.asarray(top * (1 - sv) + bottom * sv, np.float32)
+
+
+
 def table_top(x: F32, y: F32, look: str, rng: Rng) -> F32:
     """BGR float image (0..255) of a table top at the table points (x, y), in mm."""
     n = noise(x.shape, rng, max(4.0, x.shape[1] / 12))
     if look in ("oak", "walnut", "pine"):
         base = {"oak": (70, 120, 165), "walnut": (35, 55, 85), "pine": (120, 175, 215)}[look]
         a = rng.uniform(0, math.pi)
+        along = x * math.cos(a) + y * math.sin(a)
         across = -x * math.sin(a) + y * math.cos(a)
-        streak = noise(x.shape, rng, max(2.0, x.shape[1] / 80), 2)
-        grain = np.sin(across * rng.uniform(0.25, 0.6) + 1.2 * n + 0.6 * streak) * 0.5 + 0.5
-        planks = (np.floor(across / rng.uniform(90, 160)) % 3).astype(np.float32)
-        shade = 0.78 + 0.16 * grain + 0.05 * planks + 0.05 * n
+        seed = int(rng.integers(0, 2**31))
+        # streaks run along the grain: noise stretched 20 to 1; rings wobble slowly across the planks
+        streaks = world_noise(along / 60.0, across / 3.0, seed)
+        wobble = world_noise(along / 400.0, across / 80.0, seed + 1)
+        rings = np.sin(across * rng.uniform(0.5, 0.9) + 4.0 * wobble) * 0.5 + 0.5
+        plank_w = rng.uniform(90, 160)
+        plank = world_noise(np.floor(across / plank_w) * 7.3, np.zeros_like(across), seed + 2)
+        shade = 0.86 + 0.07 * streaks + 0.05 * rings + 0.06 * plank + 0.03 * n
         img = np.stack([base[0] * shade, base[1] * shade, base[2] * shade], axis=-1)
     elif look in ("felt", "cloth-blue", "cloth-red"):
         base = {"felt": (60, 110, 45), "cloth-blue": (120, 70, 40), "cloth-red": (50, 45, 140)}[look]

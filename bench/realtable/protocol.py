@@ -8,13 +8,17 @@ the game then runs on the default colours, and the refusal is counted. A player'
 counted as unmeasured.
 
 Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
-frame, untimed, then the game frame, timed: the app's steady state) and *alone* (a fresh reader reads the game
-frame only). Both are scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does:
+frame, untimed, is told the game's map as the app tells it when a game starts (`TableReader.confirm_map`, with
+the map as laid: the owner confirmed it), then reads the game frame, timed: the app's steady state) and
+*alone* (a fresh reader reads the game frame only, nothing confirmed). Both are scored on the frame's own
+reading (`FrameResult.raw`), as `bench/vision.py` does:
 - map exact: every tile on its hex, up to the lattice's shift and turn (`align_tiles`); tiles right: the share
   of tiles on their hex;
 - per location (territories and castles) not under a hand: *right* when every colour's count is exact and the
   location is not flagged unsure; *flagged* when it is in `unsure`; *silently wrong* when it is wrong, not
-  flagged, and on the reading's map (what a player would not be asked about); *off the map* otherwise;
+  flagged, and on the reading's map (what a player would not be asked about); *unread* otherwise (the
+  location is not on the reading's map, or the reader did not read the frame at all: a status such as
+  `blurred`, counted per frame too);
 - locations under a hand are left out and reported apart (how many flagged), as are locations with a die
   mostly hidden behind another (how many right, how many flagged);
 - artefact cards wholly in view: face-up ones read as face up, face-down ones wrongly read as up;
@@ -71,6 +75,7 @@ def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
 @dataclass
 class Tally:
     frames: int = 0
+    refused: int = 0  # frames the reader did not read (a status and the last reading kept)
     map_exact: int = 0
     tiles: int = 0
     tiles_right: int = 0
@@ -78,7 +83,7 @@ class Tally:
     right: int = 0
     flagged: int = 0
     silent: int = 0
-    off_map: int = 0
+    unread: int = 0
     occupied: int = 0
     occupied_right: int = 0
     hand: int = 0
@@ -122,6 +127,7 @@ class Miss:
     flagged: bool
     on_map: bool
     hidden: bool
+    status: str = ""
 
 
 def score(
@@ -132,6 +138,7 @@ def score(
 
     raw = result.raw
     tally.frames += 1
+    tally.refused += raw is None
     read_tiles = dict(raw.tiles) if raw is not None else {}
     aligned = align_tiles(read_tiles, truth.tiles) if read_tiles else {}
     tally.map_exact += aligned == truth.tiles
@@ -155,7 +162,7 @@ def score(
         tally.right += right
         tally.flagged += flagged
         tally.silent += (not right) and (not flagged) and on_map
-        tally.off_map += (not right) and (not flagged) and not on_map
+        tally.unread += (not right) and (not flagged) and not on_map
         if want:
             tally.occupied += 1
             tally.occupied_right += right
@@ -164,20 +171,9 @@ def score(
             tally.hidden_right += right
             tally.hidden_flagged += flagged
         if not right:
-            misses.append(
-                Miss(
-                    where[0],
-                    where[1],
-                    where[2],
-                    where[3],
-                    loc,
-                    want,
-                    seen,
-                    flagged,
-                    on_map,
-                    loc in truth.hidden,
-                )
-            )
+            status = getattr(getattr(result, "status", None), "value", "")
+            where_ = (*where, loc)
+            misses.append(Miss(*where_, want, seen, flagged, on_map, loc in truth.hidden, status))
     for card, up in truth.artefacts.items():
         said = raw.artefacts.get(card) if raw is not None else None
         if up:
@@ -233,6 +229,8 @@ def run_scene(
         img, truth = render(game_frame(scene, i))
         reader = make_reader(cal.calibration)
         reader.read(setup_img)
+        if hasattr(reader, "confirm_map"):
+            reader.confirm_map(dict(truth.tiles))
         t0 = time.perf_counter()
         result = reader.read(img)
         tallies["after set-up"].ms.append((time.perf_counter() - t0) * 1000)

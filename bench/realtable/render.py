@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -31,7 +32,7 @@ import numpy.typing as npt
 from bench.realtable import art
 from bench.realtable.camera import Camera
 from bench.realtable.library import FACE_PX, atlas_face
-from bench.realtable.scene import Card, DieSpec, Frame, Hand, Scene, Truth
+from bench.realtable.scene import Card, DieSpec, Frame, Hand, Scene, TilePose, Truth
 from bench.realtable.stickers import STICKER_H_MM, STICKER_W_MM, printed_stickers
 from engine.catalogue import load_default_catalogue
 
@@ -151,7 +152,7 @@ def _table_background(scene: Scene, frame: Frame, k: F64, size: tuple[int, int])
 
 # --- the table texture --------------------------------------------------------------------------------
 
-_STATIC: dict[tuple[int, str, tuple[int, int]], tuple[Image, Image, F64, float]] = {}
+_STATIC: dict[tuple[int, str, tuple[int, int]], tuple[Image, F64]] = {}
 
 
 def _texture_frame(scene: Scene, k: F64) -> tuple[F64, float, tuple[int, int]]:
@@ -200,41 +201,56 @@ def _local_map(to_world: F64, x: float, y: float, turn: float, flip: bool = True
 
 
 def _content(scene: Scene, frame: Frame, k: F64, size: tuple[int, int]) -> tuple[Image, Image, Image]:
+    """What is printed flat on the table (tiles, stickers, decks: drawn once per scene; this frame's artefact
+    cards over them) and the shadows, through the table plane onto the canvas."""
     to_world, r, tsize = _texture_frame(scene, k)
     key = (scene.seed, scene.level.value, scene.resolution)
     cached = _STATIC.get(key)
-    if cached is None or cached[0].shape[:2] != (tsize[1], tsize[0]) or not np.allclose(cached[2], to_world):
+    if cached is None or not np.allclose(cached[1], to_world):
         _STATIC.clear()
         colour, alpha = _static_layer(scene, to_world, tsize)
-        _STATIC[key] = (colour, alpha, to_world, r)
-    colour, alpha = _STATIC[key][0].copy(), _STATIC[key][1].copy()
-    pen = art.Pen(colour, alpha, np.eye(3)[:2])
+        _STATIC[key] = (cv2.merge([colour, alpha]), to_world)
+    plane = scene.camera.plane_homography(k)
+    bgra = cv2.warpPerspective(_STATIC[key][0], plane @ to_world, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
     for i, card in enumerate(c for c in frame.cards if c.kind == "artefact"):
-        _draw_card(pen, to_world, card, np.random.default_rng([scene.seed, 11, frame.index, i]))
+        _card_onto(bgra, plane, r, card, np.random.default_rng([scene.seed, 11, frame.index, i]))
     # shadows are soft: their layer is coarse (SHADE_PX_PER_MM), which keeps its blurs cheap
     down = min(1.0, SHADE_PX_PER_MM / r)
     shade_world = to_world @ np.diag([1 / down, 1 / down, 1.0])
-    shade = _shade_layer(
-        scene, frame, shade_world, (max(1, round(tsize[0] * down)), max(1, round(tsize[1] * down)))
-    )
-    plane = scene.camera.plane_homography(k)
-    bgra = cv2.warpPerspective(
-        cv2.merge([colour, alpha]),
-        plane @ to_world,
-        size,
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=(0, 0, 0, 0),
-    )
-    shade_c = cv2.warpPerspective(
-        shade,
-        plane @ shade_world,
-        size,
-        flags=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=255,
-    )
+    shade_size = (max(1, round(tsize[0] * down)), max(1, round(tsize[1] * down)))
+    shade = _shade_layer(scene, frame, shade_world, shade_size)
+    shade_c = cv2.warpPerspective(shade, plane @ shade_world, size, flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=255)
     return bgra[..., :3], bgra[..., 3], shade_c
+
+
+def _card_onto(bgra: Image, plane: F64, r: float, card: Card, rng: np.random.Generator) -> None:
+    """One card drawn in its own small texture and laid over the canvas where it lies."""
+    w, h = round(art.CARD_W_MM * r) + 4, round(art.CARD_H_MM * r) + 4
+    # the card's texture: its centre in the middle, `r` px per mm, picture axes (y down)
+    to_world = np.array([[math.cos(card.turn) / r, math.sin(card.turn) / r, 0.0],
+                         [math.sin(card.turn) / r, -math.cos(card.turn) / r, 0.0], [0.0, 0.0, 1.0]])
+    to_world[:2, 2] = np.array([card.x, card.y]) - to_world[:2, :2] @ np.array([w / 2, h / 2])
+    colour = np.zeros((h, w, 3), np.uint8)
+    alpha = np.zeros((h, w), np.uint8)
+    _draw_card(art.Pen(colour, alpha, np.eye(3)[:2]), to_world, card, rng)
+    hp = plane @ to_world
+    corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64) @ hp.T
+    if np.any(corners[:, 2] <= 0):
+        return
+    uv = corners[:, :2] / corners[:, 2:3]
+    x0, y0 = np.maximum(np.floor(uv.min(axis=0)).astype(int) - 1, 0)
+    x1, y1 = np.minimum(np.ceil(uv.max(axis=0)).astype(int) + 2, (bgra.shape[1], bgra.shape[0]))
+    if x1 <= x0 or y1 <= y0:
+        return
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
+    warped = cv2.warpPerspective(cv2.merge([colour, alpha]), shift @ hp, (int(x1 - x0), int(y1 - y0)),
+                                 flags=cv2.INTER_LINEAR)
+    a = warped[..., 3:4].astype(np.float32) / 255
+    roi = bgra[y0:y1, x0:x1]
+    roi[..., :3] = (roi[..., :3] * (1 - a) + warped[..., :3] * a).astype(np.uint8)
+    roi[..., 3] = np.maximum(roi[..., 3], warped[..., 3])
 
 
 def _static_layer(scene: Scene, to_world: F64, tsize: tuple[int, int]) -> tuple[Image, Image]:
@@ -250,35 +266,41 @@ def _static_layer(scene: Scene, to_world: F64, tsize: tuple[int, int]) -> tuple[
             np.random.default_rng([scene.seed, 12, abs(int(card.x)), abs(int(card.y))]),
         )
     for t in scene.tiles:
-        rng = np.random.default_rng(t.art_seed)
-        pen = art.Pen(colour, alpha, _local_map(to_world, t.x, t.y, t.turn))
-        spec = cat.get(t.tile)
-        kind = getattr(spec, "kind", None)
-        if t.tile.startswith("K"):
-            art.draw_tile(pen, "castle", rng, name=spec.name, castle=cat.castle(t.tile).colour)
-        elif t.tile.startswith("L"):
-            art.draw_tile(pen, "lake", rng, name=spec.name)
-        else:
-            art.draw_tile(
-                pen,
-                kind.value if kind is not None else "grasslands",
-                rng,
-                name=spec.name,
-                value=getattr(spec, "value", None),
-            )
+        _tile_art(colour, alpha, to_world, t, cat)
+    for t in scene.tiles:  # stickers last: nothing printed on a neighbouring tile reaches over them
         for centre, up, right in t.sticker_frames():
-            _paste(
-                colour,
-                alpha,
-                to_world,
-                stickers[t.tile],
-                centre=centre,
-                up=up,
-                right=right,
-                w_mm=STICKER_W_MM,
-                h_mm=STICKER_H_MM,
-            )
+            _paste(colour, alpha, to_world, stickers[t.tile], centre=centre, up=up, right=right,
+                   w_mm=STICKER_W_MM, h_mm=STICKER_H_MM)
     return colour, alpha
+
+
+def _tile_art(colour: Image, alpha: Image, to_world: F64, t: TilePose, cat: Any) -> None:
+    """A tile's printed face, drawn in a buffer and kept only inside the tile's outline (a motif may reach
+    past its hexagon; print does not)."""
+    tex_from_world = np.linalg.inv(to_world)
+    outline = np.column_stack([t.hexagon(), np.ones(6)]) @ tex_from_world.T
+    x0, y0 = np.maximum(np.floor(outline[:, :2].min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.ceil(outline[:, :2].max(axis=0)).astype(int) + 3
+    roi = (slice(y0, y1), slice(x0, x1))
+    sub, sub_alpha = colour[roi].copy(), alpha[roi].copy()
+    m = _local_map(to_world, t.x, t.y, t.turn)
+    m[:, 2] -= (x0, y0)
+    pen = art.Pen(sub, sub_alpha, m)
+    rng = np.random.default_rng(t.art_seed)
+    spec = cat.get(t.tile)
+    if t.tile.startswith("K"):
+        art.draw_tile(pen, "castle", rng, name=spec.name, castle=cat.castle(t.tile).colour)
+    elif t.tile.startswith("L"):
+        art.draw_tile(pen, "lake", rng, name=spec.name)
+    else:
+        kind = getattr(spec, "kind", None)
+        art.draw_tile(pen, kind.value if kind is not None else "grasslands", rng, name=spec.name,
+                      value=getattr(spec, "value", None))
+    inside = np.zeros(sub.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [np.round((outline[:, :2] - (x0, y0)) * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    keep = inside.astype(np.float32)[..., None] / 255
+    colour[roi] = (sub * keep + colour[roi] * (1 - keep)).astype(np.uint8)
+    alpha[roi] = np.maximum(alpha[roi], (sub_alpha.astype(np.float32) * keep[..., 0]).astype(np.uint8))
 
 
 def _draw_card(pen: art.Pen, to_world: F64, card: Card, rng: np.random.Generator) -> None:

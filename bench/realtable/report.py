@@ -16,7 +16,7 @@ from engine.colours import Colour
 
 HEADER = (
     f"{'group':<34} {'mode':<12} {'frames':>6} {'map':>7} {'tiles':>7} {'knights':>8} {'occupied':>8} "
-    f"{'flagged':>7} {'silent':>7} {'off map':>7} {'locs':>6} {'p50 ms':>7} {'p95 ms':>7}"
+    f"{'flagged':>7} {'silent':>7} {'unread':>7} {'locs':>6} {'p50 ms':>7} {'p95 ms':>7}"
 )
 
 
@@ -35,13 +35,15 @@ def row(group: str, mode: str, t: Tally) -> str:
     return (
         f"{group:<34} {mode:<12} {t.frames:>6} {pct(t.map_exact, t.frames)} {pct(t.tiles_right, t.tiles)} "
         f"{pct(t.right, t.locations, 8)} {pct(t.occupied_right, t.occupied, 8)} "
-        f"{pct(t.flagged, t.locations)} {pct(t.silent, t.locations)} {pct(t.off_map, t.locations)} "
+        f"{pct(t.flagged, t.locations)} {pct(t.silent, t.locations)} {pct(t.unread, t.locations)} "
         f"{t.locations:>6} {t.p50:7.1f} {t.p(95):7.1f}"
     )
 
 
 def extras(t: Tally) -> str:
     parts = []
+    if t.refused:
+        parts.append(f"frames not read {t.refused}")
     if t.hand:
         parts.append(f"under a hand {t.hand} (flagged {t.hand_flagged})")
     if t.hidden:
@@ -73,7 +75,7 @@ def misses_text(misses: Iterable[Miss], limit: int) -> list[str]:
     for (group, mode), ms in by_group.items():
         out.append(f"{group} / {mode}: {len(ms)} locations not right")
         for m in ms[:limit]:
-            what = "FLAGGED" if m.flagged else ("silent" if m.on_map else "off the map")
+            what = "FLAGGED" if m.flagged else ("silent" if m.on_map else f"unread, status {m.status}")
             extra = ", a die hidden" if m.hidden else ""
             out.append(
                 f"  seed {m.seed} frame {m.frame} {m.location}: truth {counts(m.truth)} read "

@@ -163,9 +163,24 @@ def test_the_score_counts_right_flagged_silent_and_off_the_map() -> None:
     t = Tally()
     misses: list = []
     score(result, truth, t, misses, ("g", "m", 1, 1))
-    assert (t.locations, t.right, t.flagged, t.silent, t.off_map) == (4, 2, 1, 1, 0)  # T03 empty: right
+    assert (t.locations, t.right, t.flagged, t.silent, t.unread) == (4, 2, 1, 1, 0)  # T03 empty: right
     assert (t.hand, t.map_exact, t.tiles_right) == (1, 0, 4)
     assert {m.location for m in misses} == {"T02", "K1"}
     blurred = Truth(tiles, truth.knights, blurred=True)
     score(result, blurred, t, misses, ("g", "m", 1, 2))
     assert (t.blurred, t.blurred_read, t.blurred_stated, t.blurred_stated_wrong) == (1, 1, 3, 2)  # T02, T04
+
+
+def test_every_tile_shows_both_its_stickers_as_printed(scene: Scene) -> None:
+    """The table texture, seen from straight above, decodes to two codes per tile (nothing over them)."""
+    import zxingcpp
+
+    from bench.realtable import render as r
+
+    k = scene.camera.intrinsics(1.3)
+    to_world, _, size = r._texture_frame(scene, k)
+    colour, _ = r._static_layer(scene, to_world, size)
+    found: dict[str, int] = {}
+    for code in zxingcpp.read_barcodes(colour):
+        found[code.text] = found.get(code.text, 0) + 1
+    assert found == {f"MM1:{t.tile}": 2 for t in scene.tiles}
