@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER)
     print("-" * len(HEADER))
     all_misses = []
+    set_ups: list[str] = []
     for g in chosen:
         tallies, runs = run_group(g, args)
         for mode, t in tallies.items():
@@ -172,9 +173,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'':<34} " + "; ".join(notes), flush=True)
         for r in runs:
             all_misses += r.misses
+            c = r.calibrated
+            if c.refused or c.unmeasured:
+                unmeasured = ", ".join(col.value for col in c.unmeasured) or "none"
+                set_ups.append(f"{g.name} seed {r.scene.seed}: {'REFUSED' if c.refused else 'saved'}; "
+                               f"unmeasured: {unmeasured}; " + " | ".join(c.messages))
     if args.errors:
         print("\nmisreadings (truth vs read; FLAGGED: asked, silent: stated wrong):")
         for line in misses_text(all_misses, args.errors):
+            print("  " + line)
+        print("\nset-ups the calibration refused or left a colour unmeasured (what the app said):")
+        for line in set_ups:
             print("  " + line)
     print(
         f"\nran {time.perf_counter() - t_start:.0f} s; machine speed at the end: {machine_speed_ms():.1f} ms "

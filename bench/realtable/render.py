@@ -524,7 +524,7 @@ def _draw_die(canvas: Canvas, scene: Scene, frame: Frame, i: int, spec: DieSpec)
             shade *= 0.92  # side faces of the photos' dice look a touch darker than the light alone says
         halfway = lamp + view
         halfway /= np.linalg.norm(halfway)
-        glint = 0.9 * max(0.0, float(np.dot(normal, halfway))) ** 60
+        glint = 0.45 * max(0.0, float(np.dot(normal, halfway))) ** 40
         face = np.rot90(atlas_face(spec.faces[direction]), spec.face_turns[direction])
         label = 2 * i + 1 if direction == 0 else 0
         _warp_face(canvas, face, q, gain=shade * light_at, glint=glint, label=label)
@@ -549,8 +549,9 @@ def _warp_face(canvas: Canvas, face: Image, quad: F64, *, gain: float, glint: fl
     tex = face.astype(np.float32) * (_BEVEL[..., None] * gain)
     if glint > 0.02:
         yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / n
-        spot = np.exp(-(((xx - 0.35) / 0.2) ** 2 + ((yy - 0.3) / 0.14) ** 2))
-        tex += (255 * glint * spot)[..., None]
+        # a glossy face mirrors the lamp's shade as a broad sheen across it, brightest along one rounded edge
+        sheen = 0.6 * np.exp(-(((xx + yy - 0.9) / 0.35) ** 2)) + 0.4 * np.exp(-((xx - 0.04) / 0.05) ** 2)
+        tex += (255 * glint * sheen)[..., None]
     tex = np.clip(tex, 0, 255)
     size = (x1c - x0c, y1c - y0c)
     warped = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR)
