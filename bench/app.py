@@ -13,8 +13,9 @@
      table without the hand) to the confirmed move (aim < 250 ms), split into its stages. The bench confirms
      a proposal at once (the demo waits `--pause` on purpose; a player taps).
 
-    python bench/app.py [--seconds 15] [--size 1280x800] [--load N]
+    python bench/app.py [--seconds 15] [--size 1280x800] [--hold 2] [--load N]
 
+`--hold N`: the stabiliser's hold (frames a change must be seen; the demo uses 2, `seneschal app` 5).
 `--load N` runs N busy processes beside the app during the timed run (the machine's own load is printed too).
 Diagnostics (environment variables): BENCH_PROFILE=1 profiles each frame over 50 ms; BENCH_TEXT=1 names each
 text render over 20 ms; BENCH_NO_CAMERA=1 makes the same moves with no camera process (all tapped).
@@ -97,7 +98,7 @@ class CameraMove:
 
 @dataclass
 class Run:
-    frames: list[tuple[float, float]] = field(default_factory=list)  # (end time, ms)
+    frames: list[tuple[float, float, float]] = field(default_factory=list)  # (end time, wall ms, CPU ms)
     moving: list[tuple[float, float]] = field(default_factory=list)  # (start, end) of each move's window
     tapped: list[tuple[str, int]] = field(default_factory=list)
     camera: list[CameraMove] = field(default_factory=list)
@@ -153,12 +154,12 @@ def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: f
 
     rng = random.Random(7)
     profile = bool(os.environ.get("BENCH_PROFILE"))
-    last = time.perf_counter()
+    last, last_cpu = time.perf_counter(), time.process_time()
     next_move = last + 1.0
     end = last + seconds
     moves = 0
     waiting: tuple[int, float] | None = None  # (actions before, move window start)
-    own = 0.0  # the pretend players' own time on the UI thread: not the app's
+    own = own_cpu = 0.0  # the pretend players' own time on the UI thread: not the app's
     while time.perf_counter() < end:
         prof = cProfile.Profile() if profile else None
         t_idle = time.perf_counter()
@@ -171,8 +172,9 @@ def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: f
         if prof is not None and now - t_idle > 0.05:
             print(f"--- slow frame {round((now - t_idle) * 1000)} ms")
             pstats.Stats(prof).sort_stats("tottime").print_stats(12)
-        run.frames.append((now, (now - last - own) * 1000))
-        last, own = now, 0.0
+        cpu = time.process_time()
+        run.frames.append((now, (now - last - own) * 1000, (cpu - last_cpu - own_cpu) * 1000))
+        last, last_cpu, own, own_cpu = now, cpu, 0.0, 0.0
         if waiting is not None:  # a move made on the pretend table: wait for the camera and the confirm
             before, since = waiting
             move = run.camera[-1]
@@ -188,12 +190,12 @@ def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: f
             continue
         if now < next_move or session.state.winner is not None:
             continue
-        t_own = time.perf_counter()
+        t_own, cpu_own = time.perf_counter(), time.process_time()
         next_move = now + MOVE_EVERY
         action = choose(session.state, rng)
         expected, _ = apply(session.state, action)
         camera_move = action.TYPE in ("advance", "redistribute", "end_turn", "play_call_to_arms")
-        own = time.perf_counter() - t_own
+        own, own_cpu = time.perf_counter() - t_own, time.process_time() - cpu_own
         moves += 1
         if feed is not None and camera_move:
             from companion.pipeline import scene_spec
@@ -217,13 +219,15 @@ def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: f
 
 def _report(run: Run, seconds: float, camera_note: str, load_before: float, extra: int) -> None:
     frames = run.frames[5:]  # the first frames include texture uploads of every label
-    during = [ms for t, ms in frames if any(a <= t <= b for a, b in run.moving)]
-    frames_ms = sorted(ms for _t, ms in frames)
+    moving = [(ms, cpu) for t, ms, cpu in frames if any(a <= t <= b for a, b in run.moving)]
+    during = [ms for ms, _cpu in moving]
+    frames_ms = sorted(ms for _t, ms, _cpu in frames)
     p99 = frames_ms[int(len(frames_ms) * 0.99) - 1]
     over = sum(1 for f in during if f > 50)
     print(
         f"worst UI frame while moves are applied: {max(during, default=0):.0f} ms "
-        f"({over} of {len(during)} frames over 50 ms; aim: none)"
+        f"({over} of {len(during)} frames over 50 ms; aim: none); the most CPU one such frame took, all "
+        f"threads of the app's process: {max((c for _m, c in moving), default=0):.0f} ms"
     )
     confirmed = [m for m in run.camera if m.applied is not None and m.shown is not None]
     lat = sorted(round((m.applied - m.shown) * 1000) for m in confirmed if m.applied and m.shown)
@@ -253,7 +257,7 @@ def _report(run: Run, seconds: float, camera_note: str, load_before: float, extr
     )
 
 
-def child(seconds: float, size: str, extra_load: int) -> None:
+def child(seconds: float, size: str, extra_load: int, hold: int) -> None:
     t0 = time.perf_counter()
     _kivy_setup(size)
     import tempfile
@@ -273,12 +277,12 @@ def child(seconds: float, size: str, extra_load: int) -> None:
     session = EngineSession.create(demo_config(7), storage, knowledge="full")
     why = vision_available()
     camera_note = (
-        "vision pipeline in its own process (hold_frames 2, 30 fps)"
+        f"vision pipeline in its own process (hold_frames {hold}, 30 fps)"
         if not why
         else f"synthetic camera with ground-truth readings in its own process ({why})"
     )
     feed: ProcessFeed | None = ProcessFeed(
-        ("synthetic", scene_spec(session.state, session.board)), ("vision", 2) if not why else ("truth", 0)
+        ("synthetic", scene_spec(session.state, session.board)), ("vision", hold) if not why else ("truth", 0)
     )
     table: Any = feed
     if os.environ.get("BENCH_NO_CAMERA"):  # diagnostic: the same moves, all tapped, no camera process
@@ -332,11 +336,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--size", default="1280x800")
     parser.add_argument("--load", type=int, default=0, help="busy processes to run beside the app")
+    parser.add_argument("--hold", type=int, default=2, help="the stabiliser's hold in frames (demo: 2)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         try:
-            child(args.seconds, args.size, args.load)
+            child(args.seconds, args.size, args.load, args.hold)
         except Exception:  # Kivy's logger would swallow it: the parent shows our stdout
             import traceback
 
@@ -350,7 +355,7 @@ def main() -> None:
         timed = i == 2
         proc = subprocess.Popen(
             [sys.executable, __file__, "--child", "--seconds", str(args.seconds if timed else 0.5),
-             "--size", args.size, "--load", str(args.load if timed else 0)],
+             "--size", args.size, "--load", str(args.load if timed else 0), "--hold", str(args.hold)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
