@@ -44,22 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--show", metavar="OUT.png", help="write the last frame annotated")
     p.add_argument("--calibration", metavar="FILE", help="player colour calibration (JSON)")
     p.add_argument("--decoder", choices=("zxing", "pyzbar"), default="zxing", help="QR decoder")
-    p.add_argument("--hold", type=_at_least_one, default=None, help="frames a change must hold")
+    p.add_argument("--hold", type=int, default=None, help="frames a change must hold (at least 1)")
     p.add_argument("--every", action="store_true", help="print one JSON line per frame (video, folder)")
-    p.add_argument(
-        "--frames", type=_at_least_one, default=None, help="stop after this many frames (cameras, streams)"
-    )
+    p.add_argument("--frames", type=int, default=None, help="stop after this many frames (cameras, streams)")
     return p
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number of at least 1 is needed, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"a whole number of at least 1 is needed, got {value}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,8 +60,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"seneschal vision dice: the dice reader is not available ({exc})", file=sys.stderr)
             return 2
         return int(dice_main(args_list[1:]))
+    parser = _parser()
     try:
-        args = _parser().parse_args(args_list)
+        args = parser.parse_args(args_list)
+        for name in ("hold", "frames"):
+            value = getattr(args, name)
+            if value is not None and value < 1:
+                parser.error(f"argument --{name}: at least 1 is needed, got {value}")
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -146,7 +146,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["vision", "fake.png"], 2, "not a readable image"),
     (["vision", "emptydir"], 2, "holds no images"),
     (["vision", "corrupt.mp4"], 2, "cannot open 'corrupt.mp4'"),
-    (["vision", "table.png", "--hold", "0"], 2, "at least 1"),
+    (["vision", "table.png", "--hold", "0"], 2, "at least 1 is needed, got 0"),
     (["vision", "table.png", "--hold=-3"], 2, "at least 1"),
     (["vision", "table.png", "--frames=-1"], 2, "at least 1"),
     (["vision", "table.png", "--decoder", "bogus"], 2, "invalid choice: 'bogus'"),
