@@ -88,7 +88,72 @@ def test_process_feed_reads_the_pretend_table_in_a_child_process() -> None:
         assert {k: dict(v) for k, v in readings[0].knights.items()} == {
             k: dict(v) for k, v in spec.knights.items()
         }
-        assert _wait(lambda: feed.latest_preview() is not None, 10)
+        assert _wait(lambda: feed.latest_preview() is not None, 10)  # asked for: previews come
+        knights = {k: dict(v) for k, v in spec.knights.items()}
+        first = next(iter(knights))
+        knights[first][next(iter(knights[first]))] += 1
+        n = feed.set_table(spec.with_(knights=knights))
+        assert _wait(lambda: feed.table_shown is not None and feed.table_shown[0] == n, 20)
+        assert feed.table_shown is not None and feed.table_shown[1] <= time.monotonic()
+        assert _wait(lambda: len(readings) == 2, 20)  # the camera saw the new table
     finally:
         feed.stop()
     assert feed.status is FeedStatus.OFF
+
+
+def test_the_pretend_camera_renders_each_table_once_when_it_is_set() -> None:
+    pytest.importorskip("vision.sources")
+    s = _session()
+    spec = scene_spec(s.state, s.board)
+    renders: list[int] = []
+
+    def render(sp: Any, seed: int) -> tuple[Any, Any]:
+        renders.append(seed)
+        return _fast_render(sp, seed)
+
+    source = LiveTableSource(spec, render=render, fps=1000)
+    source.open()
+    first = source.read()
+    assert source.read().image is first.image and len(renders) == 1  # a still table: the same picture
+    before = time.monotonic()
+    source.set_table(spec.with_(artefacts={}))
+    assert len(renders) == 2 and source.shown_at is not None and source.shown_at >= before
+    assert source.read().image is not first.image and len(renders) == 2  # drawn when set, not when read
+
+
+class _Update:
+    def __init__(self, status: Any, message: str) -> None:
+        self.status, self.message, self.result, self.fresh = status, message, None, False
+
+
+def test_a_status_whose_text_alone_changes_is_posted_now_and_then() -> None:
+    from vision.sources import Status
+
+    feed = VisionFeed(object(), object())
+    posted: list[tuple[FeedStatus, str]] = []
+    feed._on_status = lambda st, text: posted.append((st, text))
+    for i in range(30):  # a second of frames, each with its own number
+        feed._update(_Update(Status.OK, f"frame {i}"))
+    assert posted == [(FeedStatus.RUNNING, "frame 0")]
+    assert feed.status_text == "frame 29"  # asked, the status is always the latest
+    feed._update(_Update(Status.NO_SIGNAL, "lens cap"))  # a new status: at once
+    assert posted[-1] == (FeedStatus.LOST, "lens cap")
+
+
+def test_previews_are_drawn_when_asked_not_for_every_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("vision.annotate")
+    drawn: list[int] = []
+    monkeypatch.setattr("vision.annotate.annotate", lambda image, result: drawn.append(1) or image + 1)
+    from vision.sources import Frame
+
+    class Reader:
+        def read(self, image: Any, index: int) -> Any:
+            return SimpleNamespace(reading=None)
+
+    feed = VisionFeed(object(), Reader())
+    image = np.zeros((8, 8, 3), np.uint8)
+    for i in range(5):
+        feed._process(Frame(image, i, 0.0))
+    assert drawn == []
+    assert feed.latest_preview() is not None and feed.latest_preview() is not None
+    assert drawn == [1]  # once per frame, however often asked
