@@ -12,7 +12,8 @@ conflict: the nearer keeps it and the other takes a free neighbouring point only
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -262,3 +263,42 @@ def _refine(tiles: Sequence[TileEstimate], hexes: dict[str, Hex], lattice: Latti
     if not (0.5 * lattice.pitch < scale < 1.5 * lattice.pitch):
         return None
     return Lattice(angle, scale, (float(origin[0]), float(origin[1])))
+
+
+# --- numbering ------------------------------------------------------------------------------------------
+
+
+def rotate60(h: Hex, k: int) -> Hex:
+    """`h` turned by `k` sixth-turns about Hex(0, 0)."""
+    q, r = h.q, h.r
+    s = -q - r
+    for _ in range(k % 6):
+        q, r, s = -r, -s, -q
+    return Hex(q, r)
+
+
+def align_numbering(current: Mapping[str, Hex], previous: Mapping[str, Hex]) -> tuple[int, Hex] | None:
+    """(k, delta) such that previous numbering = current turned k sixth-turns plus delta, by majority over
+    the tiles both know (a lattice direction near the fold at 30 degrees can turn the numbering)."""
+    best: tuple[int, int, Hex] | None = None
+    for k in range(6):
+        votes = Counter(previous[t] - rotate60(h, k) for t, h in current.items() if t in previous)
+        if votes:
+            delta, n = votes.most_common(1)[0]
+            if best is None or n > best[0]:
+                best = (n, k, delta)
+    return None if best is None else (best[1], best[2])
+
+
+def renumbered(lattice: Lattice, k: int, delta: Hex) -> Lattice:
+    """The lattice under which cell rot(h, k) + delta lies where `lattice` puts h."""
+    ref = np.array([lattice.centre(Hex(1, 0)), lattice.centre(Hex(0, 1))]) - np.array(
+        lattice.centre(Hex(0, 0))
+    )
+    for j in range(6):
+        trial = Lattice(lattice.angle + j * math.pi / 3, lattice.pitch, (0.0, 0.0))
+        got = np.array([trial.centre(rotate60(Hex(1, 0), k)), trial.centre(rotate60(Hex(0, 1), k))])
+        if np.allclose(got, ref, atol=1e-6 * lattice.pitch):
+            shift = np.array(lattice.centre(Hex(0, 0))) - np.array(trial.centre(delta))
+            return Lattice(trial.angle, lattice.pitch, (float(shift[0]), float(shift[1])))
+    return lattice  # pragma: no cover - one of the six always matches

@@ -45,9 +45,18 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.hexgrid import Hex
+from vision.artefacts import looks_like_a_code
 from vision.errors import FrameError, TagRejection
 from vision.geometry import PlaneFit, apply_homography, fit_plane
-from vision.hexfit import Lattice, LatticeFit, TileEstimate, fit_lattice
+from vision.hexfit import (
+    Lattice,
+    LatticeFit,
+    TileEstimate,
+    align_numbering,
+    fit_lattice,
+    renumbered,
+    rotate60,
+)
 from vision.qr import (
     PYZBAR_MAX_UPSCALE,
     Backend,
@@ -57,7 +66,18 @@ from vision.qr import (
     decode_tags,
     to_gray,
 )
-from vision.tags import CODE_MM, STICKER_CENTRE_OFFSET_MM, STICKERS_PER_TILE, TILE_ACROSS_FLATS_MM, TagKind
+from vision.recognise import candidates, recognise
+from vision.tags import (
+    CODE_MM,
+    STICKER_CENTRE_OFFSET_MM,
+    STICKERS_PER_TILE,
+    TILE_ACROSS_FLATS_MM,
+    TagKind,
+    TagPayload,
+    all_sticker_ids,
+    kind_of,
+)
+from vision.tracking import KnownSticker, Pose, sight
 
 if TYPE_CHECKING:
     from engine.catalogue import Catalogue
@@ -90,6 +110,8 @@ if os.environ.get("SENESCHAL_REFINE_BUDGET_MS"):
             "ignoring SENESCHAL_REFINE_BUDGET_MS=%r: not a number of milliseconds",
             os.environ["SENESCHAL_REFINE_BUDGET_MS"],
         )
+CARD_LOOKS = 3  # places beside the map that look like a code, named by their look per fitted frame at most
+_CARD_IDS = tuple(i for i in all_sticker_ids() if kind_of(i) is TagKind.ARTEFACT)
 ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
 LAST_TRIES = 6  # rounds of last tries at most: each follows a tile found, whose neighbours may be blind too
 DEBLUR = 2.0  # how hard the last tries deblur their crops (`_deblurred`)
@@ -351,6 +373,11 @@ def read_map(
                 tile_tags = _merge(tile_tags, more_tiles)
                 solution = _solve(tile_tags, solution[0].image_to_table)
         timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
+        if solution is not None and (time.perf_counter() - start) * 1000.0 <= budget:
+            t0 = time.perf_counter()
+            edges = None if busy is None else (np.asarray(busy.grad > 40, np.uint8), busy.factor)
+            cards.update(_cards_by_look(gray, solution, cards, previous, known, edges))
+            timings["cards_ms"] = (time.perf_counter() - t0) * 1000.0
     all_tags = tuple(tile_tags) + tuple(cards.values())
     if solution is None:
         problem = "no tile stickers found in the frame"
@@ -377,11 +404,11 @@ def read_map(
     if previous is not None and previous.hexes:
         reading = _follow_previous(reading, previous, plane)
         if unknown or loose:  # the previous numbering; a cell the previous reading fills is inferred
-            aligned = _align(dict(solution[2].hexes), reading["hexes"])
+            aligned = align_numbering(dict(solution[2].hexes), reading["hexes"])
             if aligned is not None:
                 turn, shift = aligned
-                unknown = {_rotate60(h, turn) + shift for h in unknown}
-                loose = {_rotate60(h, turn) + shift for h in loose}
+                unknown = {rotate60(h, turn) + shift for h in unknown}
+                loose = {rotate60(h, turn) + shift for h in loose}
             unknown -= set(reading["tiles"])
             loose -= set(reading["tiles"])
     searches = 0
@@ -497,6 +524,7 @@ def _as_before(  # noqa: PLR0917
         more_tiles = _absorb(_decode_boxes(gray, tile_tags, backend, boxes), known, cards, ignored)
         # a sticker found again counts where it was: the plane stands only for stickers that did not move
         tile_tags = _merge(tile_tags, [t for t in more_tiles if any(_same_place(t, a) for a in missing)])
+    cards.update(_cards_where_they_were(gray, previous, cards))
     seen = {t.payload.id for t in tile_tags}
     inferred = frozenset(t for t in previous.hexes if t not in seen)
     fitted_unsure = previous.unsure - previous.inferred
@@ -677,43 +705,16 @@ def _assemble(
     }
 
 
-def _align(current: Mapping[str, Hex], previous: Mapping[str, Hex]) -> tuple[int, Hex] | None:
-    """(k, delta) such that previous numbering = current turned k sixth-turns plus delta, by majority over
-    the tiles both know (a lattice direction near the fold at 30 degrees can turn the numbering)."""
-    best: tuple[int, int, Hex] | None = None
-    for k in range(6):
-        votes = Counter(previous[t] - _rotate60(h, k) for t, h in current.items() if t in previous)
-        if votes:
-            delta, n = votes.most_common(1)[0]
-            if best is None or n > best[0]:
-                best = (n, k, delta)
-    return None if best is None else (best[1], best[2])
-
-
-def _renumbered(lattice: Lattice, k: int, delta: Hex) -> Lattice:
-    """The lattice under which cell rot(h, k) + delta lies where `lattice` puts h."""
-    ref = np.array([lattice.centre(Hex(1, 0)), lattice.centre(Hex(0, 1))]) - np.array(
-        lattice.centre(Hex(0, 0))
-    )
-    for j in range(6):
-        trial = Lattice(lattice.angle + j * math.pi / 3, lattice.pitch, (0.0, 0.0))
-        got = np.array([trial.centre(_rotate60(Hex(1, 0), k)), trial.centre(_rotate60(Hex(0, 1), k))])
-        if np.allclose(got, ref, atol=1e-6 * lattice.pitch):
-            shift = np.array(lattice.centre(Hex(0, 0))) - np.array(trial.centre(delta))
-            return Lattice(trial.angle, lattice.pitch, (float(shift[0]), float(shift[1])))
-    return lattice  # pragma: no cover - one of the six always matches
-
-
 def _follow_previous(reading: dict[str, Any], previous: MapReading, plane: PlaneFit) -> dict[str, Any]:
     """Renumber hexes to agree with the previous reading and keep its tiles hidden in this frame."""
     hexes: dict[str, Hex] = reading["hexes"]
-    aligned = _align(hexes, previous.hexes)
+    aligned = align_numbering(hexes, previous.hexes)
     if aligned is None:  # nothing in common: a different table, or the camera moved a lot
         return reading
     k, delta = aligned
     if k or delta != Hex(0, 0):
-        hexes = {t: _rotate60(h, k) + delta for t, h in hexes.items()}
-        reading["lattice"] = _renumbered(reading["lattice"], k, delta)
+        hexes = {t: rotate60(h, k) + delta for t, h in hexes.items()}
+        reading["lattice"] = renumbered(reading["lattice"], k, delta)
     for t, h in hexes.items():
         if t in previous.hexes and previous.hexes[t] != h:
             log.info("tile %s moved from %s to %s", t, previous.hexes[t], h)
@@ -745,12 +746,12 @@ def _cells_to_search(solution: _Solution, previous: MapReading | None, reach: in
         near = {hx + d for hx in occupied for d in Hex(0, 0).spiral(reach)}
         return sorted(near - occupied)
     # previous numbering -> current: invert the alignment of current onto previous
-    inverse = _align(previous.hexes, dict(fit.hexes))
+    inverse = align_numbering(previous.hexes, dict(fit.hexes))
     if inverse is None:
         return []
     k, delta = inverse
     return sorted(
-        {_rotate60(h, k) + delta for t, h in previous.hexes.items() if t not in fit.hexes} - occupied
+        {rotate60(h, k) + delta for t, h in previous.hexes.items() if t not in fit.hexes} - occupied
     )
 
 
@@ -878,6 +879,7 @@ class _Busy:
         self.factor = max(1, round(w / 960))
         small = cv2.resize(gray, (w // self.factor, h // self.factor), interpolation=cv2.INTER_AREA)
         grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        self.grad = np.asarray(grad, np.uint8)
         self.edges = np.asarray(grad > 70, np.uint8)
         self.integral = np.asarray(cv2.integral(self.edges), np.float64)
         self._memo: dict[tuple[Lattice, bytes, Hex], float] = {}
@@ -959,6 +961,68 @@ def _unknown_cells(
     }
 
 
+def _cards_by_look(  # noqa: PLR0917
+    gray: npt.NDArray[np.uint8],
+    solution: _Solution,
+    cards: Mapping[str, TagDetection],
+    previous: MapReading | None,
+    known: frozenset[str] | None,
+    edges: tuple[npt.NDArray[np.uint8], int] | None = None,
+) -> dict[str, TagDetection]:
+    """Face-up cards no decode read, found by their codes' look on the table plane the fit gives: a card
+    `previous` saw, where it was (`vision.tracking.sight`); a place beside the map that looks like a code,
+    named among the cards' ids (`vision.recognise`, `CARD_LOOKS` places at most). A card's code at 45 degrees
+    and more is too small to decode (1.3-1.6 px a module at 1080p) but not to recognise."""
+    plane, estimates, fit, _problems, _unsure = solution
+    pose = Pose.of(plane.image_to_table)
+    found = {} if previous is None else _cards_where_they_were(gray, previous, cards)
+    ids = [a for a in _CARD_IDS if a not in cards and a not in found and (known is None or a in known)]
+    if not ids:
+        return found
+    # the tiles read and the cells next to them (tiles unread, dice): cards lie beside the map
+    avoid = [plane.to_image(fit.lattice.corners((e.x, e.y))) for e in estimates.values()]
+    avoid += [plane.to_image(fit.lattice.corners(fit.lattice.centre(c))) for c in _beside(solution, [])]
+    avoid += [_card_of(t.corners) for t in [*cards.values(), *found.values()]]
+    for place in candidates(gray, pose, avoid, most=CARD_LOOKS, edges=edges):
+        if not looks_like_a_code(gray, _square_at(pose, place, 1.2 * CODE_MM)):
+            continue  # no paper white and ink black there: not worth naming (dice, card art, a hand)
+        named = recognise(gray, pose, place, [a for a in ids if a not in found])
+        if named is not None:
+            found[named.id] = TagDetection(TagPayload.of(named.id), named.sighting.corners)
+    return found
+
+
+def _cards_where_they_were(
+    gray: npt.NDArray[np.uint8], previous: MapReading, cards: Mapping[str, TagDetection]
+) -> dict[str, TagDetection]:
+    """Cards `previous` saw face up that this frame's decode missed, found by their look where they lay
+    (`vision.tracking.sight`, three modules around)."""
+    found: dict[str, TagDetection] = {}
+    if previous.homography is None:
+        return found
+    for aid, tag in previous.cards.items():
+        if aid in cards:
+            continue
+        mm = apply_homography(previous.homography, tag.corners)
+        got = sight(gray, KnownSticker(aid, mm), tag.corners, 3)
+        if got is not None and got.seen:
+            found[aid] = TagDetection(tag.payload, got.corners, tag.backend)
+    return found
+
+
+def _square_at(pose: Pose, centre: tuple[float, float], side_mm: float) -> FloatArray:
+    """A square of the table plane around `centre`, in the image."""
+    h = side_mm / 2
+    x, y = centre
+    return pose.to_image(np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]]))
+
+
+def _card_of(corners: FloatArray) -> FloatArray:
+    """Roughly a card's outline around its code (places inside it are explained by the code)."""
+    c = corners.mean(axis=0)
+    return np.asarray(c + (corners - c) * 3.3, np.float64)
+
+
 def _boxes_of_lost_cards(
     previous: MapReading, cards: Mapping[str, TagDetection], w: int, h: int
 ) -> list[tuple[int, int, int, int]]:
@@ -997,14 +1061,6 @@ def _box_around(
 # --- comparing layouts (tests, benchmarks) ------------------------------------------------------------------
 
 
-def _rotate60(h: Hex, k: int) -> Hex:
-    q, r = h.q, h.r
-    s = -q - r
-    for _ in range(k % 6):
-        q, r, s = -r, -s, -q
-    return Hex(q, r)
-
-
 def same_layout(a: Mapping[Hex, str], b: Mapping[Hex, str]) -> bool:
     """True when two layouts are the same map up to where Hex(0, 0) is and how the table is turned (a camera
     numbers hexes from what it sees; the engine only cares about which tile borders which)."""
@@ -1014,8 +1070,8 @@ def same_layout(a: Mapping[Hex, str], b: Mapping[Hex, str]) -> bool:
     ref_id = next(iter(a.values()))
     ref_a = next(k for k, v in a.items() if v == ref_id)
     for k in range(6):
-        delta = ids_b[ref_id] - _rotate60(ref_a, k)
-        if all(b.get(_rotate60(h, k) + delta) == t for h, t in a.items()):
+        delta = ids_b[ref_id] - rotate60(ref_a, k)
+        if all(b.get(rotate60(h, k) + delta) == t for h, t in a.items()):
             return True
     return False
 
@@ -1029,7 +1085,7 @@ def consistent_layout(read: Mapping[Hex, str], truth: Mapping[Hex, str]) -> bool
     ref_id = next(iter(read.values()))
     ref = next(k for k, v in read.items() if v == ref_id)
     for k in range(6):
-        delta = ids_t[ref_id] - _rotate60(ref, k)
-        if all(truth.get(_rotate60(h, k) + delta) == t for h, t in read.items()):
+        delta = ids_t[ref_id] - rotate60(ref, k)
+        if all(truth.get(rotate60(h, k) + delta) == t for h, t in read.items()):
             return True
     return False

@@ -74,7 +74,8 @@ from vision.knights import (
 )
 from vision.sources import CorruptedFrameError, Frame, Status, check_image
 from vision.stability import FrameObservation, Stabilizer, StableTable
-from vision.tracking import MapConflictError, Pose, TableMap, Track, TrackedFrame, TrackedReader, table_map
+from vision.tracked import TrackedFrame, TrackedReader
+from vision.tracking import MapConflictError, Pose, TableMap, Track, table_map
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]

@@ -40,17 +40,14 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.hexgrid import Hex
-from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.errors import VisionError
-from vision.geometry import apply_homography, fit_plane
-from vision.hexfit import Lattice
-from vision.qr import Backend, DecodeResult, IgnoredCode, TagDetection, decode_tags, to_gray
+from vision.geometry import apply_homography
+from vision.hexfit import Lattice, align_numbering, renumbered, rotate60
 from vision.tags import (
     CODE_MM,
     QR_MODULES,
     QUIET_MODULES,
     STICKER_CENTRE_OFFSET_MM,
-    TagKind,
     format_payload,
     qr_modules,
 )
@@ -212,26 +209,24 @@ def table_map(
     tiles both hold; a tile the reading puts on another hex than the layout is a conflict
     (`MapConflictError`, nothing confirmed). Layout tiles the reading did not see lie in their lattice cell
     until a sticker of theirs is found; the reading's tiles outside the layout are left out."""
-    from vision.mapreader import _align, _renumbered, _rotate60
-
     ids = list(layout.values())
     if len(set(ids)) != len(ids):
         dup = sorted({t for t in ids if ids.count(t) > 1})
         raise MapConflictError([f"tile {t} is on more than one hex of the map confirmed" for t in dup])
     confirmed = {t: h for h, t in layout.items()}
     shared = {t: h for t, h in reading_hexes.items() if t in confirmed}
-    aligned = _align(shared, confirmed)
+    aligned = align_numbering(shared, confirmed)
     if aligned is None:
         raise MapConflictError(["the camera has not read a tile of this map yet"])
     k, delta = aligned
     conflicts = [
         f"{t}: the camera sees it on another hex than the map confirmed"
         for t, h in sorted(shared.items())
-        if _rotate60(h, k) + delta != confirmed[t]
+        if rotate60(h, k) + delta != confirmed[t]
     ]
     if conflicts:
         raise MapConflictError(conflicts)
-    lat = _renumbered(lattice, k, delta) if k or delta != Hex(0, 0) else lattice
+    lat = renumbered(lattice, k, delta) if k or delta != Hex(0, 0) else lattice
     found: dict[str, list[FloatArray]] = {}
     for tid, corners in stickers:
         if tid in shared:
@@ -649,159 +644,3 @@ def _fit_pose(sightings: Sequence[Sighting]) -> FloatArray | None:
     keep = np.repeat(agree, 4)
     refined, _mask = cv2.findHomography(image[keep], table[keep], 0)
     return None if refined is None else np.asarray(refined, np.float64)
-
-
-# --- a tracked frame --------------------------------------------------------------------------------------
-
-CELL_MODULE_PX = 4.5  # px per module of a lattice cell warped to be searched for a tile's first sticker
-CELL_SEARCHES = 2  # cells of unplaced tiles searched per frame at most
-CARD_SEARCH_MODULES = 3  # a card known face up is looked for this far from where it lay
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class TrackedFrame:
-    """A frame read over the confirmed map: the tracking, the face-up cards' codes found (image corners),
-    codes read that are not ours or name no tile of the map, the tiles placed in this frame (their first
-    sticker found) and how sharp the frame is."""
-
-    tracked: Tracked
-    cards: Mapping[str, FloatArray]
-    ignored: tuple[IgnoredCode, ...]
-    strays: tuple[str, ...]
-    placed: tuple[str, ...]
-    sharpness: Sharpness
-    elapsed_ms: float
-
-
-class TrackedReader:
-    """A confirmed map's frames: `MapTracker` keeps the pose; one decode of the frame (zxing: a few ms at
-    1080p) finds the cards turned face up and the tiles still unplaced, and re-finds the pose when the
-    camera moved; a card seen face up is looked for where it lay, as the tiles' codes are."""
-
-    def __init__(self, table_map: TableMap, pose: Pose | None, backend: Backend = Backend.ZXING) -> None:
-        self.tracker = MapTracker(table_map, pose)
-        self.backend = backend
-        self._cards: dict[str, FloatArray] = {}  # card id -> its code's corners on the table (mm)
-        self._searched: dict[str, int] = {}  # unplaced tile -> frames its cell was searched
-
-    @property
-    def map(self) -> TableMap:
-        return self.tracker.map
-
-    def know_cards(self, cards: Mapping[str, FloatArray]) -> None:
-        """Cards seen face up before the map was confirmed: their codes' corners on the table (mm)."""
-        for aid, mm in cards.items():
-            self._cards.setdefault(aid, np.asarray(mm, np.float64).reshape(4, 2))
-
-    @property
-    def pose(self) -> Pose:
-        return self.tracker.pose
-
-    def read(self, frame: Image) -> TrackedFrame:
-        start = time.perf_counter()
-        gray = to_gray(frame)
-        decoded = _decode_whole(gray, self.backend)
-        tiles = [t for t in decoded.tags if t.payload.kind is not TagKind.ARTEFACT]
-        known = set(self.map.places)
-        strays = tuple(sorted({t.id for t in tiles} - known))
-        tracked = self.tracker.track(gray, lambda: self._relocation(gray, tiles))
-        placed: list[str] = []
-        if tracked.track is not Track.HELD:
-            placed = self.tracker.place_unplaced((t.id, t.corners) for t in tiles if t.id in known)
-            placed += self._search_cells(gray)
-        cards = self._cards_seen(gray, decoded.tags, tracked)
-        probes = [s.corners for s in tracked.sightings if s.score >= SHARPNESS_PROBE]
-        sharpness = sticker_sharpness(gray, probes) if probes else frame_sharpness(gray)
-        elapsed = (time.perf_counter() - start) * 1000.0
-        return TrackedFrame(
-            tracked, cards, tuple(decoded.ignored), strays, tuple(placed), sharpness, elapsed
-        )
-
-    def _relocation(self, gray: Image, tiles: Sequence[TagDetection]) -> Relocation | None:
-        """The frame's codes on a plane of their own, for `MapTracker` to re-find the pose: the whole-frame
-        decode's, or, when it read one or two, a cold map reading's (which searches harder). None when it
-        read none (a hand over the map, nothing to re-find the pose by)."""
-        if not tiles:
-            return None
-        if len(tiles) < POSE_STICKERS - 1:
-            from vision.mapreader import read_map
-
-            cold = read_map(gray, backend=self.backend)
-            if cold.homography is None:
-                return None
-            codes = [(t.id, t.corners) for t in cold.tags if t.payload.kind is not TagKind.ARTEFACT]
-            return np.asarray(cold.homography, np.float64), codes
-        plane = fit_plane([t.corners for t in tiles], CODE_MM)
-        if plane is None:
-            return None
-        return plane.image_to_table, [(t.id, t.corners) for t in tiles]
-
-    def _search_cells(self, gray: Image) -> list[str]:
-        """Tiles of the map none of whose stickers was ever read: their cells, warped fronto-parallel,
-        decoded (`CELL_SEARCHES` a frame, those searched least first)."""
-        todo = sorted(
-            (t for t, p in self.map.places.items() if not p.measured), key=lambda t: self._searched.get(t, 0)
-        )
-        found: list[str] = []
-        for tid in todo[:CELL_SEARCHES]:
-            self._searched[tid] = self._searched.get(tid, 0) + 1
-            half = 0.62 * self.map.lattice.pitch
-            codes = read_rectified(gray, self.pose, self.map.places[tid].centre, half, self.backend)
-            found += self.tracker.place_unplaced((t.id, t.corners) for t in codes if t.id == tid)
-        return found
-
-    def _cards_seen(
-        self, gray: Image, decoded: Sequence[TagDetection], tracked: Tracked
-    ) -> dict[str, FloatArray]:
-        """Face-up cards' codes in this frame: those the decode read, and those known face up found where
-        they lay (a card code read once is tracked as the tiles' are: at 45 degrees and more, or blurred, the
-        decode misses most)."""
-        pose = tracked.pose
-        cards = {t.id: t.corners for t in decoded if t.payload.kind is TagKind.ARTEFACT}
-        for aid, mm in self._cards.items():
-            if aid in cards:
-                continue
-            got = sight(gray, KnownSticker(aid, mm), pose.to_image(mm), CARD_SEARCH_MODULES)
-            if got is not None and got.seen:
-                cards[aid] = got.corners
-        if tracked.track is not Track.HELD:
-            for aid, px in cards.items():
-                self._cards[aid] = pose.to_table(np.asarray(px, np.float64))
-        return cards
-
-
-SHARPNESS_PROBE = 0.3  # a known code correlating this well is there to measure the frame's sharpness on
-
-
-def _decode_whole(gray: Image, backend: Backend) -> DecodeResult:
-    """Every code of the frame, as `read_map`'s first pass reads them (frames wider than 2000 px halved)."""
-    h, w = gray.shape
-    if max(w, h) <= 2000 or backend is not Backend.ZXING:
-        return decode_tags(gray, backend)
-    half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    found = decode_tags(half, backend)
-    tags = tuple(TagDetection(t.payload, (t.corners + 0.5) * 2 - 0.5, t.backend) for t in found.tags)
-    return replace(found, tags=tags)
-
-
-def read_rectified(
-    gray: Image, pose: Pose, centre: tuple[float, float], half_mm: float, backend: Backend = Backend.ZXING
-) -> list[TagDetection]:
-    """The codes in a square of the table plane (`centre` +- `half_mm`), warped fronto-parallel to
-    `CELL_MODULE_PX` px per module before decoding, with their image corners: a code foreshortened at a
-    steep angle, or small, is decoded square and large."""
-    ppm = CELL_MODULE_PX * QR_MODULES / CODE_MM
-    n = max(16, round(2 * half_mm * ppm))
-    cx, cy = centre
-    crop_to_table = np.array(
-        [[1 / ppm, 0.0, cx - half_mm + 0.5 / ppm], [0.0, 1 / ppm, cy - half_mm + 0.5 / ppm], [0.0, 0.0, 1.0]]
-    )
-    crop_to_image = pose.table_to_image @ crop_to_table
-    crop = cv2.warpPerspective(
-        gray, crop_to_image, (n, n), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_CONSTANT, borderValue=255,
-    )
-    found = decode_tags(np.asarray(crop, np.uint8), backend)
-    return [
-        TagDetection(t.payload, apply_homography(crop_to_image, t.corners), t.backend) for t in found.tags
-    ]

@@ -13,6 +13,7 @@ import zxingcpp
 from engine.hexgrid import Hex
 from engine.maps import Board
 from vision import mapreader
+from vision.hexfit import align_numbering, rotate60
 from vision.mapreader import MapReading, MapStatus, consistent_layout, read_map, same_layout
 from vision.qr import Backend
 from vision.synth import (
@@ -112,10 +113,10 @@ def test_a_quarter_of_the_tags_hidden() -> None:
     unread = set(truth.tiles.values()) - set(alone.hexes)
     assert unread and alone.unknown_hexes
     assert not alone.unknown_hexes & set(alone.tiles)
-    aligned = mapreader._align(alone.hexes, truth.tile_hexes)
+    aligned = align_numbering(alone.hexes, truth.tile_hexes)
     assert aligned is not None
     turn, shift = aligned
-    assert {truth.tiles.get(mapreader._rotate60(h, turn) + shift) for h in alone.unknown_hexes} <= unread
+    assert {truth.tiles.get(rotate60(h, turn) + shift) for h in alone.unknown_hexes} <= unread
     # with the previous reading, tiles whose stickers are all hidden keep their place (inferred, unsure)
     guided = read_map(image, previous=clear)
     assert same_layout(guided.tiles, truth.tiles)
@@ -197,7 +198,7 @@ def test_previous_numbering_survives_a_turned_fit() -> None:
     numbering still follows the previous reading."""
     image, truth = render_scene(random_spec(Difficulty.EASY, 6, players=3), 6)
     first = read_map(image)
-    turned = {t: mapreader._rotate60(h, 1) + Hex(3, -1) for t, h in first.hexes.items()}
+    turned = {t: rotate60(h, 1) + Hex(3, -1) for t, h in first.hexes.items()}
     fake_previous = MapReading(MapStatus.OK, tiles={h: t for t, h in turned.items()}, hexes=turned)
     again = read_map(image, previous=fake_previous)
     assert again.hexes == turned
@@ -282,11 +283,11 @@ def test_hard_frames_never_put_a_tile_on_a_wrong_hex(seed: int) -> None:
     image, truth = render_scene(random_spec(Difficulty.HARD, seed), seed)
     reading = read_map(image)
     assert consistent_layout(reading.tiles, truth.tiles), reading.problems
-    aligned = mapreader._align(reading.hexes, truth.tile_hexes)
+    aligned = align_numbering(reading.hexes, truth.tile_hexes)
     assert aligned is not None
     turn, shift = aligned
     unread = set(truth.tiles.values()) - set(reading.hexes)
-    assert {truth.tiles.get(mapreader._rotate60(h, turn) + shift) for h in reading.unknown_hexes} <= unread
+    assert {truth.tiles.get(rotate60(h, turn) + shift) for h in reading.unknown_hexes} <= unread
 
 
 def test_a_still_table_keeps_its_plane_fit() -> None:

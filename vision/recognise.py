@@ -1,0 +1,264 @@
+"""Our codes recognised by their look where no decoder reads them: a card's code far across a table at 50
+degrees, or blurred, is a patch of 1.3 px modules that zxing and zbar give up on; but there are only 57 codes
+we print, and each one's modules are fixed by its payload (`vision.tags.qr_modules`).
+
+Where the table plane is known (`vision.tracking.Pose`), a candidate patch (busy, and of a code's size on the
+plane) is warped to a fronto-parallel crop and
+
+1. turned so that its edges run along the crop's axes (the strongest direction of its gradients, mod 90
+   degrees);
+2. located, and its quarter turn found, by the three finder patterns every code has (with their separators
+   and quiet zone; the rest of the code left out of the correlation);
+3. named by its modules: sampled at the module centres, correlated with each candidate id's modules over the
+   233 modules in which our codes differ (the finder, timing and format modules are alike in all). A name is
+   taken only when it correlates at least `NAMED` and beats every other id by `MARGIN`: a patch that is no
+   code of ours, or one too blurred to tell from its neighbours, is named nothing (never guessed);
+4. found again by its whole look (`vision.tracking.sight`), which gives its corners.
+
+Decoding comes first wherever it works (`vision.tracking.read_rectified`): this is for what it misses.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.tags import CODE_MM, QR_MODULES, QUIET_MODULES, all_sticker_ids, format_payload, qr_modules
+from vision.tracking import CROP_PX, KnownSticker, Pose, Sighting, sight
+
+FloatArray = npt.NDArray[np.float64]
+Image = npt.NDArray[np.uint8]
+
+NAMED = 0.55  # correlation of a patch's modules with an id's from which it may be that id
+MARGIN = 0.25  # ... and by which it must beat every other id
+FINDER_SEEN = 0.3  # correlation with the finder patterns from which a patch may be a code at all
+PATCH_MM = CODE_MM * 2.5  # the square of the table warped around a candidate (a code with room to move)
+
+
+@functools.lru_cache(maxsize=1)
+def _varying() -> npt.NDArray[np.bool_]:
+    """The modules in which our codes differ (the others are finder, timing and format modules)."""
+    mods = np.array([qr_modules(format_payload(i)) for i in all_sticker_ids()])
+    out = np.asarray(~(mods.all(axis=0) | (~mods).all(axis=0)), np.bool_)
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _signature(sticker_id: str) -> npt.NDArray[np.float32]:
+    """An id's varying modules as +-1, less their mean (one side of a correlation)."""
+    bits = np.where(qr_modules(format_payload(sticker_id))[_varying()], -1.0, 1.0).astype(np.float32)
+    out = np.asarray(bits - bits.mean(), np.float32)
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _finders() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The finder patterns every code has, with their separators and the quiet zone around the code, as a
+    crop at `CROP_PX` px per module sees them (code top-left up); and the mask of what they cover."""
+    n = QR_MODULES + 2 * QUIET_MODULES
+    look = np.full((n, n), 255.0, np.float32)
+    mask = np.zeros((n, n), np.float32)
+    mask[:QUIET_MODULES, :] = mask[-QUIET_MODULES:, :] = 1.0
+    mask[:, :QUIET_MODULES] = mask[:, -QUIET_MODULES:] = 1.0
+    modules = qr_modules(format_payload("T01"))  # any code: the finders are alike in all
+    q = QUIET_MODULES
+    for r0, c0 in ((0, 0), (0, QR_MODULES - 8), (QR_MODULES - 8, 0)):
+        block = slice(q + r0, q + r0 + 8), slice(q + c0, q + c0 + 8)
+        look[block] = np.where(modules[r0 : r0 + 8, c0 : c0 + 8], 0.0, 255.0)
+        mask[block] = 1.0
+    big = cv2.resize(look, (n * CROP_PX, n * CROP_PX), interpolation=cv2.INTER_NEAREST)
+    big_mask = cv2.resize(mask, (n * CROP_PX, n * CROP_PX), interpolation=cv2.INTER_NEAREST)
+    return np.asarray(cv2.GaussianBlur(big, (0, 0), 1.0), np.float32), np.asarray(big_mask, np.float32)
+
+
+@functools.lru_cache(maxsize=1)
+def _finder_look() -> npt.NDArray[np.float32]:
+    """`_finders`' look with the rest of the code mid-grey: correlated unmasked (several times cheaper than a
+    masked correlation), the unknown modules add to the patch's variance but favour no place."""
+    look, mask = _finders()
+    out = np.asarray(np.where(mask > 0, look, 127.5), np.float32)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A patch recognised as one of our codes: its id, how well its modules matched, by how much it beat the
+    next id, and where it was found (`sighting`: corners in the image, in the code's own order)."""
+
+    id: str
+    score: float
+    margin: float
+    sighting: Sighting
+
+
+def recognise(gray: Image, pose: Pose, centre_mm: tuple[float, float], ids: Iterable[str]) -> Named | None:
+    """The code of one of `ids` around `centre_mm` on the table plane, recognised by its look (the module
+    docstring); None when there is none there to name for sure."""
+    candidates = tuple(ids)
+    if not candidates:
+        return None
+    half = PATCH_MM / 2
+    ppm = CROP_PX * QR_MODULES / CODE_MM
+    n = round(2 * half * ppm)
+    turn = _edge_turn(_patch(gray, pose, centre_mm, half, n, 0.0))
+    if turn is None:
+        return None
+    crop = _patch(gray, pose, centre_mm, half, n, turn)
+    # each quarter turn where the finders put it: at steep angles the finders alone cannot tell the turn, the
+    # modules can
+    scores: list[tuple[float, str, tuple[int, int], int]] = []
+    for (x, y), k in _locate(crop):
+        samples = _modules(crop, x, y, k)
+        if samples is not None:
+            scores.extend((_correlate(samples, _signature(i)), i, (x, y), k) for i in candidates)
+    if not scores:
+        return None
+    scores.sort(key=lambda e: e[0], reverse=True)
+    best, name, (x, y), k = scores[0]
+    runner = max((e[0] for e in scores if e[1] != name), default=-1.0)
+    if best < NAMED or best - runner < MARGIN:
+        return None
+    corners_mm = _corners_mm(centre_mm, half, ppm, turn, x, y, k)
+    found = sight(gray, KnownSticker(name, corners_mm), pose.to_image(corners_mm), 1)
+    if found is None:
+        return None
+    return Named(name, best, best - runner, found)
+
+
+def _patch(  # noqa: PLR0917
+    gray: Image, pose: Pose, centre: tuple[float, float], half: float, n: int, turn: float
+) -> npt.NDArray[np.float32]:
+    """The table square `centre` +- `half` (mm), turned by `turn` (radians), warped to `n` x `n` px."""
+    return np.asarray(
+        cv2.warpPerspective(
+            gray, pose.table_to_image @ _crop_to_table(centre, half, n, turn), (n, n),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+        ),
+        np.float32,
+    )
+
+
+def _crop_to_table(centre: tuple[float, float], half: float, n: int, turn: float) -> FloatArray:
+    step = 2 * half / n
+    c, s = math.cos(turn), math.sin(turn)
+    # crop px (x, y) -> offset from the square's middle (mm), turned, then placed at `centre`
+    local = np.array([[step, 0.0, -half + 0.5 * step], [0.0, step, -half + 0.5 * step], [0.0, 0.0, 1.0]])
+    rot = np.array([[c, -s, centre[0]], [s, c, centre[1]], [0.0, 0.0, 1.0]])
+    return np.asarray(rot @ local, np.float64)
+
+
+def _edge_turn(crop: npt.NDArray[np.float32]) -> float | None:
+    """The direction (radians, mod 90 degrees) its strongest edges run along; None for a flat patch."""
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+    power = gx * gx + gy * gy
+    if float(power.sum()) <= 0:
+        return None
+    angle = np.arctan2(gy, gx)
+    z = complex(float(np.sum(power * np.cos(4 * angle))), float(np.sum(power * np.sin(4 * angle))))
+    if abs(z) < 0.05 * float(power.sum()):
+        return None  # no square grid of edges: not a code
+    return math.atan2(z.imag, z.real) / 4
+
+
+def _locate(crop: npt.NDArray[np.float32]) -> list[tuple[tuple[int, int], int]]:
+    """For each quarter turn k of the code (its top-left at the crop's corner k, counted clockwise from the
+    top-left) that its finder patterns fit well enough, where the code's top-left corner, with its quiet
+    zone, lies in the crop."""
+    look = _finder_look()
+    out = []
+    for k in range(4):
+        res = cv2.matchTemplate(crop, np.ascontiguousarray(np.rot90(look, -k)), cv2.TM_CCOEFF_NORMED)
+        _lo, score, _at, at = cv2.minMaxLoc(res)
+        if score >= FINDER_SEEN:
+            out.append(((int(at[0]), int(at[1])), k))
+    return out
+
+
+def _modules(crop: npt.NDArray[np.float32], x: int, y: int, k: int) -> npt.NDArray[np.float32] | None:
+    """The code's 21 x 21 module grey levels (its own orientation) from the crop, its quiet zone's top-left
+    at (x, y), turned k quarter turns."""
+    first = x + QUIET_MODULES * CROP_PX + CROP_PX // 2, y + QUIET_MODULES * CROP_PX + CROP_PX // 2
+    xs = first[0] + CROP_PX * np.arange(QR_MODULES)
+    ys = first[1] + CROP_PX * np.arange(QR_MODULES)
+    if xs[-1] >= crop.shape[1] or ys[-1] >= crop.shape[0]:
+        return None
+    grid = crop[np.ix_(ys, xs)]
+    return np.asarray(np.rot90(grid, k), np.float32)
+
+
+def _correlate(samples: npt.NDArray[np.float32], signature: npt.NDArray[np.float32]) -> float:
+    v = samples[_varying()]
+    v = v - v.mean()
+    den = float(np.sqrt(np.dot(v, v) * np.dot(signature, signature)))
+    return float(np.dot(v, signature)) / den if den > 0 else 0.0
+
+
+def _corners_mm(  # noqa: PLR0917
+    centre: tuple[float, float], half: float, ppm: float, turn: float, x: int, y: int, k: int
+) -> FloatArray:
+    """The code's corners on the table (mm; its own TL, TR, BR, BL) from where it lies in the crop."""
+    n = round(2 * half * ppm)
+    q = QUIET_MODULES * CROP_PX
+    side = QR_MODULES * CROP_PX
+    x0, y0 = x + q - 0.5, y + q - 0.5
+    box = np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], np.float64)
+    own = np.roll(box, -k, axis=0)  # the crop's corner k is the code's top-left
+    pts = np.column_stack([own, np.ones(4)]) @ _crop_to_table(centre, half, n, turn).T
+    return np.asarray(pts[:, :2] / pts[:, 2:3], np.float64)
+
+
+def strong_edges(gray: Image, width: int = 960) -> tuple[npt.NDArray[np.uint8], int]:
+    """The frame's strong edges (morphological gradient over 40 grey levels) about `width` px wide, and the
+    factor it was shrunk by."""
+    h, w = gray.shape[:2]
+    factor = max(1, round(w / width))
+    small = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
+    grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    return np.asarray(grad > 40, np.uint8), factor
+
+
+def candidates(
+    gray: Image,
+    pose: Pose,
+    avoid: Sequence[FloatArray],
+    most: int = 8,
+    edges: tuple[npt.NDArray[np.uint8], int] | None = None,
+) -> list[tuple[float, float]]:
+    """Places on the table plane (mm) that look like a code (dense strong edges over a code's area) outside
+    the image polygons `avoid` (the tiles, the codes known), busiest first. `edges`: `strong_edges(gray)`,
+    when the caller has it."""
+    h, w = gray.shape[:2]
+    binary, factor = edges if edges is not None else strong_edges(gray)
+    edges_f = binary.astype(np.float32)
+    out_mask = np.ones(binary.shape, np.uint8)
+    for poly in avoid:
+        pts = np.round(np.asarray(poly, np.float64) / factor).astype(np.int32)
+        cv2.fillConvexPoly(out_mask, pts, 0)
+    # a code's size here (across and along the frame): from the pose at the frame's middle (coarse will do)
+    mid = pose.to_table(np.array([[w / 2, h / 2]]))[0]
+    span = pose.to_image(mid + np.array([[0.0, 0.0], [CODE_MM, 0.0], [0.0, CODE_MM]]))
+    reach = np.abs(span[1:] - span[0]).max(axis=0) / factor
+    size = (max(4, round(float(reach[0]))), max(4, round(float(reach[1]))))
+    density = cv2.boxFilter(edges_f, -1, size)
+    peaks = (density == cv2.dilate(density, np.ones(size[::-1], np.uint8))) & (density > 0.3)
+    peaks &= out_mask > 0
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-density[ys, xs])[: 4 * most]
+    if not len(order):
+        return []
+    at = np.asarray(np.column_stack([xs[order], ys[order]]), np.float64) * factor + (factor - 1) / 2
+    out: list[tuple[float, float]] = []
+    for p in pose.to_table(at):  # a plateau of equal density gives several peaks: one place each
+        if all(math.dist(p, q) > CODE_MM for q in out):
+            out.append((float(p[0]), float(p[1])))
+    return out[:most]
