@@ -1,10 +1,23 @@
 """From a camera frame to a stable `engine.reading.TableReading`, with a status and what to draw.
 
 `TableReader.read(image)` runs, per frame: a signal check (black or uniform frame), the map reading
-(`vision.mapreader.read_map`: tags, hexes, tile polygons, table plane), occluder detection, the knights
-(`vision.knights` over the dice finder), the artefact cards (`vision.artefacts`), and the `Stabilizer`.
-The stable reading only changes under the rules in `vision.stability`; on a bad frame (no signal, no tags) the
-last good reading is returned unchanged with the frame's status.
+(`vision.mapreader.read_map`: tags, hexes, tile polygons, table plane), a sharpness check (`vision.blur`),
+occluder detection, the knights (`vision.knights` over the dice finder), the artefact cards
+(`vision.artefacts`), and the `Stabilizer`. The stable reading only changes under the rules in
+`vision.stability`; on a bad frame (no signal, no tags, blurred) the last good reading is returned unchanged
+with the frame's status, and the frame is no evidence of anything: every hold restarts after it.
+
+The map is read once and then tracked. Until the owner confirms it (`TableReader.confirm_map`: the app does
+when a game starts) each frame's map is read afresh from its stickers (`MapMode.READING`). Once confirmed,
+it is placed on the table by the set-up reading (or by the first frame that agrees with it:
+`MapMode.WAITING`) and from then on never read again (`MapMode.TRACKING`): the stable map is the confirmed
+one, and a frame only keeps the camera's pose over it, from the stickers found where the pose puts them,
+held through hands, re-found when the camera moves (`vision.tracked`, `vision.tracking`). A tracked frame
+costs less than a frame read afresh and keeps far rows at 35-60 degrees and mildly blurred codes that no
+decoder reads.
+
+A blurred frame (the camera or a hand moving, a camera out of focus) is recognised by its stickers' edges
+(`vision.blur`) and not read: `Status.BLURRED`.
 
 A camera stream (`incremental`, the default) mostly shows a table at rest, so not every frame is read whole
 (`Reread`). `vision.changes.ChangeWatch` compares a small grey thumbnail of each frame with the table as it
