@@ -31,7 +31,7 @@ from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.geometry import apply_homography, fit_plane
 from vision.qr import Backend, DecodeResult, IgnoredCode, TagDetection, decode_tags, to_gray
 from vision.recognise import candidates, recognise
-from vision.tags import CODE_MM, QR_MODULES, TagKind, all_sticker_ids, kind_of
+from vision.tags import CODE_MM, QR_MODULES, STICKER_CENTRE_OFFSET_MM, TagKind, all_sticker_ids, kind_of
 from vision.tracking import (
     POSE_STICKERS,
     KnownSticker,
@@ -54,7 +54,8 @@ CARD_TRIES = 3  # places beside the map that look like a code, named per frame a
 CARD_RETRY_FRAMES = 45  # a place that named nothing is not tried again for this many frames
 CARD_PLACE_MM = 20.0  # two places this near are one
 SHARPNESS_PROBE = 0.3  # a known code correlating this well is there to measure the frame's sharpness on
-CARD_IDS = tuple(i for i in all_sticker_ids() if kind_of(i) is TagKind.ARTEFACT)
+ALL_IDS = all_sticker_ids()
+CARD_IDS = tuple(i for i in ALL_IDS if kind_of(i) is TagKind.ARTEFACT)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -135,18 +136,37 @@ class TrackedReader:
         return plane.image_to_table, [(t.id, t.corners) for t in tiles]
 
     def _search_cells(self, gray: Image) -> list[str]:
-        """Tiles of the map none of whose stickers was ever read: their cells, warped fronto-parallel,
-        decoded (`CELL_SEARCHES` a frame, those searched least first)."""
+        """Tiles of the map none of whose stickers was ever found (`CELL_SEARCHES` a frame, those searched
+        least first): their cells warped fronto-parallel and decoded; failing that, their codes recognised by
+        their look where a sticker against each of the cell's six edges would lie (`vision.recognise`,
+        among every id we print: a code of another tile there is not taken for this one)."""
         todo = sorted(
             (t for t, p in self.map.places.items() if not p.measured), key=lambda t: self._searched.get(t, 0)
         )
         found: list[str] = []
         for tid in todo[:CELL_SEARCHES]:
             self._searched[tid] = self._searched.get(tid, 0) + 1
+            centre = self.map.places[tid].centre
             half = 0.62 * self.map.lattice.pitch
-            codes = read_rectified(gray, self.pose, self.map.places[tid].centre, half, self.backend)
-            found += self.tracker.place_unplaced((t.id, t.corners) for t in codes if t.id == tid)
+            codes = [(t.id, t.corners) for t in read_rectified(gray, self.pose, centre, half, self.backend)]
+            if not any(t == tid for t, _c in codes):
+                codes = self._recognised_on_edges(gray, tid, centre)
+            found += self.tracker.place_unplaced((t, c) for t, c in codes if t == tid)
         return found
+
+    def _recognised_on_edges(
+        self, gray: Image, tid: str, centre: tuple[float, float]
+    ) -> list[tuple[str, FloatArray]]:
+        """`tid`'s code recognised where a sticker against one of its cell's edges would lie."""
+        angle = self.map.lattice.angle
+        for j in range(6):
+            a = angle + j * math.pi / 3
+            reach = STICKER_CENTRE_OFFSET_MM
+            place = (centre[0] + reach * math.cos(a), centre[1] + reach * math.sin(a))
+            named = recognise(gray, self.pose, place, ALL_IDS)
+            if named is not None and named.id == tid:
+                return [(tid, named.sighting.corners)]
+        return []
 
     def _cards_seen(
         self, gray: Image, decoded: Sequence[TagDetection], tracked: Tracked
