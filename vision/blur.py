@@ -42,7 +42,7 @@ FloatArray = npt.NDArray[np.float64]
 BLURRED_PX = 4.75
 MIN_CONTRAST = 40.0  # grey levels from a code's ink to its paper under which it is not measured (glare, hand)
 WIDTH_PERCENTILE = 75.0  # of the stickers' widths: a motion smears the codes across it most, others less
-MOST_STICKERS = 16  # measured per frame at most (the median of a few is as good as all of theirs)
+MOST_STICKERS = 10  # measured per frame at most (the median of a few is as good as all of theirs)
 SLOPE_PERCENTILE = 95.0  # the code's steepest slopes: this percentile of its pixels' slopes across each axis
 TYPICAL_MODULE_PX = 2.0  # a 1080p table's module (docs/stickers.md), for a frame with nothing to tell it
 

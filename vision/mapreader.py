@@ -110,7 +110,7 @@ if os.environ.get("SENESCHAL_REFINE_BUDGET_MS"):
             "ignoring SENESCHAL_REFINE_BUDGET_MS=%r: not a number of milliseconds",
             os.environ["SENESCHAL_REFINE_BUDGET_MS"],
         )
-CARD_LOOKS = 3  # places beside the map that look like a code, named by their look per fitted frame at most
+CARD_LOOKS = 8  # places beside the map that look like a code, named by their look per fitted frame at most
 _CARD_IDS = tuple(i for i in all_sticker_ids() if kind_of(i) is TagKind.ARTEFACT)
 ESCALATE_MODULE_PX = 2.6  # below this (in the searched image), search again at twice the resolution
 LAST_TRIES = 6  # rounds of last tries at most: each follows a tile found, whose neighbours may be blind too

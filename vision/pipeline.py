@@ -512,7 +512,11 @@ class TableReader:
         """The stable map, and `view`'s tiles in its numbering (`align_tiles`: only those it can place).
         A frame that shares no tile with the stable map places none; after `hold_frames` such frames in a
         row, each with two tiles or more, another table has taken this one's place: its map becomes the stable
-        one, as the first table's did."""
+        one, as the first table's did. With a map confirmed, the map is the confirmed one: a frame shows which
+        of its tiles are in view, never where they lie."""
+        if self._confirmed is not None:
+            seen = set(view.tiles.values())
+            return dict(self._confirmed), {h: t for h, t in self._confirmed.items() if t in seen}
         stable = dict(self.stabilizer.current().tiles)
         shared = set(view.tiles.values()) & set(stable.values())
         if not stable or shared or len(view.tiles) < 2:

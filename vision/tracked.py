@@ -2,18 +2,20 @@
 
 `TrackedReader.read` per frame:
 
-1. One decode of the whole frame (zxing: a few milliseconds at 1080p; frames wider than 2000 px halved),
-   for the codes a decoder reads: cards turned face up, tiles whose stickers were never found, stray tiles,
-   codes not ours, and the codes `MapTracker` re-finds the pose by when the camera moved.
-2. `MapTracker.track`: the pose kept, refined or re-found; every known tile code looked for where it puts it.
-3. Tiles of the map none of whose stickers was ever found: their lattice cells warped fronto-parallel and
-   decoded (`read_rectified`, `CELL_SEARCHES` cells a frame).
-4. Cards. A card's code once seen face up is looked for where it lay, by its look, as the tiles' codes are:
-   a card far across the table at 45 degrees and more, or blurred, is found where the decode misses it. A
-   card never seen (dealt since, or never read at set-up) is found by `vision.recognise`: places beside the
-   map that look like a code are warped fronto-parallel and named by their modules among the cards' ids,
-   `CARD_TRIES` places a frame; a place that names nothing is left alone for `CARD_RETRY_FRAMES` frames.
-5. The frame's sharpness, on the known codes found where they should be (`vision.blur`).
+1. `MapTracker.track`: the pose kept, refined or re-found; every known tile code looked for where it puts it.
+2. Cards: a card's code once seen face up is looked for where it lay, by its look, as the tiles' codes are
+   (a card far across the table at 45 degrees and more, or blurred, is found where a decoder misses it).
+3. The frame's sharpness, on the known codes found where they should be (`vision.blur`).
+That is a tracked frame's whole cost (a few milliseconds at 1080p), except in the frames that look around:
+the first `LOOK_AROUND_FIRST` after the map was placed or the camera moved, then one in `LOOK_AROUND_EVERY`.
+Those also decode the whole frame (zxing: a few milliseconds at 1080p; frames wider than 2000 px halved)
+for what a decoder reads (cards turned face up, tiles whose stickers were never found, stray tiles, codes
+not ours); search the cells of tiles none of whose stickers was ever found (`read_rectified`, then their
+codes' look against the cells' edges; `CELL_SEARCHES` a frame); and find cards never seen face up (dealt
+since, or not read at set-up) by `vision.recognise`: places beside the map that look like a code are warped
+fronto-parallel and named by their modules among the cards' ids, `CARD_TRIES` places a frame; a place that
+names nothing is left alone for `CARD_RETRY_FRAMES` frames. A frame in which the tracker lost the pose
+decodes the whole frame too, to re-find it by.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ from vision.tracking import (
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
 
+LOOK_AROUND_FIRST = 3  # tracked frames after the map was placed (or the camera moved) that look around
+LOOK_AROUND_EVERY = 6  # ... and after those, one frame in this many
 CELL_MODULE_PX = 4.5  # px per module of a lattice cell warped to be searched for a tile's first sticker
 CELL_SEARCHES = 2  # cells of unplaced tiles searched per frame at most
 CARD_SEARCH_MODULES = 3  # a card known face up is looked for this far from where it lay
@@ -99,22 +103,32 @@ class TrackedReader:
 
     def read(self, frame: Image) -> TrackedFrame:
         start = time.perf_counter()
-        self._frames += 1
         gray = to_gray(frame)
-        decoded = _decode_whole(gray, self.backend)
-        tiles = [t for t in decoded.tags if t.payload.kind is not TagKind.ARTEFACT]
+        memo: list[DecodeResult] = []
+
+        def decoded() -> DecodeResult:  # the whole frame's codes, decoded once, when asked for
+            if not memo:
+                memo.append(_decode_whole(gray, self.backend))
+            return memo[0]
+
         known = set(self.map.places)
-        strays = tuple(sorted({t.id for t in tiles} - known))
-        tracked = self.tracker.track(gray, lambda: self._relocation(gray, tiles))
+        tracked = self.tracker.track(gray, lambda: self._relocation(gray, _tiles(decoded())))
+        if tracked.track is Track.MOVED:
+            self._frames = 0
+        around = self._frames < LOOK_AROUND_FIRST or self._frames % LOOK_AROUND_EVERY == 0
+        self._frames += 1
         placed: list[str] = []
-        if tracked.track is not Track.HELD:
+        if around and tracked.track is not Track.HELD:
+            tiles = _tiles(decoded())
             placed = self.tracker.place_unplaced((t.id, t.corners) for t in tiles if t.id in known)
             placed += self._search_cells(gray)
-        cards = self._cards_seen(gray, decoded.tags, tracked)
+        cards = self._cards_seen(gray, decoded().tags if around else (), tracked, around=around)
         probes = [s.corners for s in tracked.sightings if s.score >= SHARPNESS_PROBE]
         sharpness = sticker_sharpness(gray, probes) if probes else frame_sharpness(gray)
+        ignored = decoded().ignored if memo else ()
+        strays = tuple(sorted({t.id for t in _tiles(memo[0])} - known)) if memo else ()
         elapsed = (time.perf_counter() - start) * 1000.0
-        return TrackedFrame(tracked, cards, tuple(decoded.ignored), strays, tuple(placed), sharpness, elapsed)
+        return TrackedFrame(tracked, cards, tuple(ignored), strays, tuple(placed), sharpness, elapsed)
 
     def _relocation(self, gray: Image, tiles: Sequence[TagDetection]) -> Relocation | None:
         """The frame's codes on a plane of their own, for `MapTracker` to re-find the pose: the whole-frame
@@ -169,10 +183,10 @@ class TrackedReader:
         return []
 
     def _cards_seen(
-        self, gray: Image, decoded: Sequence[TagDetection], tracked: Tracked
+        self, gray: Image, decoded: Sequence[TagDetection], tracked: Tracked, *, around: bool
     ) -> dict[str, FloatArray]:
         """Face-up cards' codes in this frame (image corners): read by the decode, found where they lay, or
-        recognised beside the map (module docstring)."""
+        (`around`) recognised beside the map (module docstring)."""
         pose = tracked.pose
         cards = {t.id: t.corners for t in decoded if t.payload.kind is TagKind.ARTEFACT}
         for aid, mm in self._cards.items():
@@ -183,7 +197,8 @@ class TrackedReader:
                 cards[aid] = got.corners
         if tracked.track is Track.HELD:
             return cards
-        cards.update(self._new_cards(gray, pose, cards))
+        if around:
+            cards.update(self._new_cards(gray, pose, cards))
         for aid, px in cards.items():
             self._cards[aid] = pose.to_table(np.asarray(px, np.float64))
         return cards
@@ -210,6 +225,10 @@ class TrackedReader:
             else:
                 found[named.id] = named.sighting.corners
         return found
+
+
+def _tiles(decoded: DecodeResult) -> list[TagDetection]:
+    return [t for t in decoded.tags if t.payload.kind is not TagKind.ARTEFACT]
 
 
 def _grown(quad: FloatArray) -> FloatArray:
