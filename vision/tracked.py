@@ -192,7 +192,10 @@ class TrackedReader:
         for aid, mm in self._cards.items():
             if aid in cards:
                 continue
-            got = sight(gray, KnownSticker(aid, mm), pose.to_image(mm), CARD_SEARCH_MODULES)
+            known, where = KnownSticker(aid, mm), pose.to_image(mm)
+            got = sight(gray, known, where, 0)  # where it lay: cards seldom move
+            if got is not None and not got.seen:
+                got = sight(gray, known, where, CARD_SEARCH_MODULES)
             if got is not None and got.seen:
                 cards[aid] = got.corners
         if tracked.track is Track.HELD:

@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.hexgrid import Hex
+from vision.blur import module_px
 from vision.errors import VisionError
 from vision.geometry import apply_homography
 from vision.hexfit import Lattice, align_numbering, renumbered, rotate60
@@ -349,7 +350,7 @@ def sight(
         gray, to_image @ local, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
-    module = _module_px(predicted)
+    module = module_px(predicted)
     blur = round(10 * max(0.5, 0.5 * CROP_PX / max(module, 0.5)))
     if radius == 0:  # one correlation: numpy's dot beats matchTemplate's transforms tenfold
         look, norm = _centred(sticker.id, blur)
@@ -382,13 +383,6 @@ def _centred(sticker_id: str, blur_tenths: int) -> tuple[npt.NDArray[np.float32]
 def _parabola(a: float, b: float, c: float) -> float:
     d = float(a) - 2.0 * float(b) + float(c)
     return 0.0 if d >= 0 else 0.5 * (float(a) - float(c)) / d
-
-
-def _module_px(corners: FloatArray) -> float:
-    """A code's module size (px): the side of a square of its image area, over 21 modules."""
-    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = corners.tolist()  # plain floats: numpy's overhead dominated
-    area = 0.5 * abs((x0 * y1 - x1 * y0) + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3))
-    return math.sqrt(area) / QR_MODULES
 
 
 # --- keeping the pose -------------------------------------------------------------------------------------
