@@ -19,6 +19,7 @@ import argparse
 import importlib
 import json
 import sys
+import threading
 from pathlib import Path
 
 import cv2
@@ -103,6 +104,7 @@ def _run(args: argparse.Namespace) -> int:
     reader = TableReader(calibration=calibration, hold_frames=hold, backend=backend)
     source = open_source(source_text)
     last: list[tuple[FrameResult, object]] = []
+    reader_gone = threading.Event()  # `--every | head`: stop reading once nobody reads the lines
 
     def process(frame: object) -> FrameResult:
         from vision.sources import Frame
@@ -110,8 +112,11 @@ def _run(args: argparse.Namespace) -> int:
         assert isinstance(frame, Frame)
         result = reader(frame)
         last[:] = [(result, frame.image)]
-        if args.every:
-            print(json.dumps(result.to_json()), flush=True)
+        if args.every and not reader_gone.is_set():
+            try:
+                print(json.dumps(result.to_json()), flush=True)
+            except BrokenPipeError:
+                reader_gone.set()
         return result
 
     worker: CameraWorker[FrameResult] = CameraWorker(source, process, status_of=TableReader.status_of,
@@ -119,12 +124,14 @@ def _run(args: argparse.Namespace) -> int:
     worker.start()
     try:
         while not worker.join(0.2):
-            if args.frames is not None and worker.frames_processed >= args.frames:
+            if reader_gone.is_set() or (args.frames is not None and worker.frames_processed >= args.frames):
                 break
     except KeyboardInterrupt:
         pass
     finally:
         worker.stop()
+    if reader_gone.is_set():
+        raise BrokenPipeError("the reader of the output went away")  # `seneschal` ends quietly
     final = worker.latest()
     if not last:
         print(f"seneschal vision: {final.message or 'no frame could be read'}", file=sys.stderr)

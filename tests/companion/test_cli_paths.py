@@ -228,10 +228,10 @@ def test_referee_takes_several_scenarios_like_a_glob(in_fx: Path, capsys: pytest
     assert '"final": true' in out and "cannot read scenario 'missing.json'" in err
 
 
-def test_referee_piped_into_head_stops_quietly(fx: Path) -> None:
-    many = ["fresh-setup.json", "battle-example.json"] * 60
+def _head_1(fx: Path, *argv: str) -> tuple[int, str]:
+    """Run `seneschal ARGV | head -1`: the exit code and what the command said on stderr."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "companion.cli", "referee", *many],
+        [sys.executable, "-m", "companion.cli", *argv],
         cwd=fx,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -241,8 +241,19 @@ def test_referee_piped_into_head_stops_quietly(fx: Path) -> None:
     assert proc.stdout.readline().startswith(b"{")
     proc.stdout.close()  # what `head -1` does after its line
     err = proc.stderr.read().decode()
-    assert proc.wait(30) == 141, err
-    assert err == ""
+    return proc.wait(60), err
+
+
+def test_referee_piped_into_head_stops_quietly(fx: Path) -> None:
+    assert _head_1(fx, "referee", *["fresh-setup.json", "battle-example.json"] * 60) == (141, "")
+
+
+def test_vision_every_frame_piped_into_head_stops_quietly(fx: Path) -> None:
+    folder = fx / "frames"
+    folder.mkdir(exist_ok=True)
+    for i in range(6):
+        (folder / f"f{i}.png").write_bytes((fx / "table.png").read_bytes())
+    assert _head_1(fx, "vision", str(folder), "--every") == (141, "")
 
 
 def test_version_and_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
