@@ -5,7 +5,7 @@ fracture windows, destroying and restoring, the six crowns, and the sceptres and
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from engine import actions as A
 from engine import events as ev
@@ -35,10 +35,10 @@ from engine.decisions import (
     VitalityRedistribution,
 )
 from engine.knights import gain_castle, lose_in_territory
-from engine.moves import OPEN_STEPS, Move
+from engine.moves import OPEN_STEPS, Move, on_turn_only, waiting_first
 from engine.rulebook import Rule
 from engine.state import ArtefactHolding, GameState, Knowledge, defender_knights
-from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
+from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
 from engine.work import Work
 
 SIX = 6  # Greed, Resurgence: draw until six cards in hand
@@ -69,13 +69,13 @@ def face_up(w: Work | GameState, artefact: str) -> bool:
     return a is not None and a.face_up
 
 
-def destroy(w: Work, artefact: str, by: Colour, cause: str) -> None:
+def destroy(w: Work, artefact: str, by: Colour, cause: str, rule: Rule) -> None:
     owner = artefact_owner(w, artefact)
     assert owner is not None
     p = w.players[owner]
     arts = tuple(ArtefactHolding(a.id, w.turn) if a.id == artefact else a for a in p.artefacts)
     w.set_player(owner, artefacts=arts)
-    w.emit(ev.ArtefactDestroyed(owner, artefact, by, cause))
+    w.emit(ev.ArtefactDestroyed(owner, artefact, by, cause, rule=rule))
 
 
 def restore_artefacts(w: Work, colour: Colour) -> None:
@@ -85,7 +85,7 @@ def restore_artefacts(w: Work, colour: Colour) -> None:
     for a in p.artefacts:
         if a.destroyed_on is not None and a.destroyed_on < w.turn:
             arts.append(ArtefactHolding(a.id))
-            w.emit(ev.ArtefactRestored(colour, a.id))
+            w.emit(ev.ArtefactRestored(colour, a.id, rule=Rule.RESTORE))
         else:
             arts.append(a)
     w.set_player(colour, artefacts=tuple(arts))
@@ -116,18 +116,18 @@ def apply_crown(w: Work, d: CrownEffect) -> bool:
     if not face_up(w, crown):
         return True  # negated by a fracture
     spec = w.data.artefacts[crown]
-    w.emit(ev.ArtefactApplied(owner, crown, affected))
+    w.emit(ev.ArtefactApplied(owner, crown, affected, rule=Rule.ICONS))
     effect = spec.effect
     if effect is Effect.REDISTRIBUTE_AGAIN:
         w.stage(VitalityRedistribution(owner))
     elif effect is Effect.LOOK_TOP_FOUR:
         p = w.players[affected]
         if p.deck_size < 4:
-            reshuffle_discard(w, affected, "crown of insight", under=True)
+            reshuffle_discard(w, affected, "crown of insight", Rule.CROWNS, under=True)  # its note, p.8
             p = w.players[affected]
         n = min(4, p.deck_size)
         top = p.deck[:n] if w.full else ()
-        w.emit(ev.TopCardsLooked(owner, affected, n, top))
+        w.emit(ev.TopCardsLooked(owner, affected, n, top, rule=Rule.ICONS))
         if n:
             w.stage(InsightArrangement(owner, affected, top, n))
     elif effect is Effect.SHUFFLE_DISCARD_INTO_DECK:
@@ -145,11 +145,11 @@ def apply_crown(w: Work, d: CrownEffect) -> bool:
     elif effect is Effect.LOOK_TOP_CARD:
         p = w.players[affected]
         if p.deck_size == 0:
-            reshuffle_discard(w, affected, "crown of prosperity")
+            reshuffle_discard(w, affected, "crown of prosperity", Rule.R28)
             p = w.players[affected]
         if p.deck_size:
             top = p.deck[:1] if w.full else ()
-            w.emit(ev.TopCardsLooked(owner, affected, 1, top))
+            w.emit(ev.TopCardsLooked(owner, affected, 1, top, rule=Rule.ICONS))
             w.stage(ProsperityChoiceWindow(owner, affected, top))
     return True
 
@@ -180,19 +180,35 @@ def battle_artefacts(w: Work, a_type: ArtefactType) -> list[tuple[Colour, str]]:
     return out
 
 
+def at_stake(w: Work, a_type: ArtefactType) -> tuple[str, ...]:
+    """What a battle's fracture window can hit (steps 3 and 7, R25): every face-up sceptre (or orb) of the
+    attacker and the defender, attacker first, whether or not its ability is about to apply. (The first
+    edition of R25: only those about to apply.)"""
+    if w.config.rulings < 2:
+        return tuple(a for _, a in battle_artefacts(w, a_type))
+    b = w.battle
+    assert b is not None
+    out = []
+    for colour in (b.attacker, b.defender):
+        h = holding(w, colour, a_type)
+        if h is not None and h[0].face_up:
+            out.append(h[0].id)
+    return tuple(out)
+
+
 def apply_sceptre(w: Work, owner: Colour, art: str) -> None:
     b = w.battle
     assert b is not None
     spec = w.data.artefacts[art]
     rival = b.rival(owner)
     affected = rival if spec.affected is Affected.RIVAL else owner
-    w.emit(ev.ArtefactApplied(owner, art, affected))
+    w.emit(ev.ArtefactApplied(owner, art, affected, rule=Rule.BATTLE_3))
     if spec.effect is Effect.PLUS_ONE:
         if owner is b.attacker:
             w.set_battle(attacker_bonus=b.attacker_bonus + 1)
         else:
             w.set_battle(defender_bonus=b.defender_bonus + 1)
-        w.emit_scores(spec.name)
+        w.emit_scores(spec.name, Rule.ICONS)
     elif spec.effect is Effect.MATCH_RIVAL_KNIGHTS:
         w.stage(SceptreChoice(owner, art))
     elif spec.effect is Effect.DISCARD_RANDOM_CARD and w.players[rival].hand_size:
@@ -205,19 +221,19 @@ def apply_orb(w: Work, owner: Colour, art: str) -> None:
     spec = w.data.artefacts[art]
     rival = b.rival(owner)
     affected = rival if spec.affected is Affected.RIVAL else owner
-    w.emit(ev.ArtefactApplied(owner, art, affected))
+    w.emit(ev.ArtefactApplied(owner, art, affected, rule=Rule.BATTLE_7))
     effect = spec.effect
     if effect is Effect.DRAW_TO_SIX:
         need = SIX - w.players[owner].hand_size
         if need > 0:
-            draw(w, owner, need, spec.name)
+            draw(w, owner, need, spec.name, Rule.ICONS)
     elif effect is Effect.DISCARD_ANY_CARD:
         if w.players[owner].hand_size:
             w.stage(OptionalDiscard(owner, spec.name))
     elif effect is Effect.LOSE_KNIGHT:
-        lose_in_territory(w, rival, b.territory, 1, spec.name)
+        lose_in_territory(w, rival, b.territory, 1, spec.name, rule=Rule.ICONS)
     elif effect is Effect.PLACE_KNIGHT_IN_CASTLE:
-        gain_castle(w, owner, 1, spec.name)
+        gain_castle(w, owner, 1, spec.name, Rule.ICONS)
 
 
 
@@ -273,16 +289,31 @@ def _check_use_crown(s: GameState, a: A.UseCrown, _: None) -> Verdict:
             )
     elif a.affected not in (None, a.player):
         return refuse(Reason.NOT_APPLICABLE, f"{spec.name} always affects its owner.", Rule.ICONS)
-    return ACCEPTED
+    on = f" on {who(a.affected)}" if spec.affected is Affected.ANY and a.affected is not None else ""
+    return accept(
+        f"{who(a.player)} announces the {spec.name}{on}: from the next player on, anyone may fracture it "
+        "before it applies.",
+        Rule.CROWNS,
+    )
 
 
 def _check_fracture(s: GameState, a: A.PlayFracture, d: FractureWindow | None) -> Verdict:
     targets = None if d is None else d.targets
-    return _fracture_target(s, a, targets) or holds_resource(s, a.player, CardKind.FRACTURE) or ACCEPTED
+    refused = _fracture_target(s, a, targets) or holds_resource(s, a.player, CardKind.FRACTURE)
+    if refused is not None:
+        return refused
+    owner = artefact_owner(s, a.target)
+    assert owner is not None
+    hit = f"{who(a.player)} plays a fracture card on {who(owner)}'s {name_of(s, a.target)}"
+    if d is None:
+        return accept(f"{hit}: it is destroyed.", Rule.R23)
+    if d.moment is FractureMoment.CROWN:
+        return accept(f"{hit}: it is destroyed and its ability negated.", Rule.FRACTURE)
+    return accept(f"{hit}: it is destroyed and does not apply in this battle.", d.rule)
 
 
-def _check_pass(s: GameState, a: A.PassFracture, _: FractureWindow) -> Verdict:
-    return ACCEPTED
+def _check_pass(s: GameState, a: A.PassFracture, d: FractureWindow) -> Verdict:
+    return accept(f"{who(a.player)} plays no fracture card.", d.rule)
 
 
 def _check_pass_round(s: GameState, a: A.PassFractureRound, head: FractureWindow) -> Verdict:
@@ -301,11 +332,17 @@ def _check_pass_round(s: GameState, a: A.PassFractureRound, head: FractureWindow
             "that could be in their hand, or only their own artefacts are at stake).",
             Rule.R47,
         )
-    return ACCEPTED
+    if a.upto is None:
+        return accept("Nobody else plays a fracture card in this window.", Rule.R47)
+    return accept(f"Nobody plays a fracture card before {who(a.upto)}.", Rule.R47)
 
 
-def _check_equalise(s: GameState, a: A.Equalise, _: SceptreChoice) -> Verdict:
-    return ACCEPTED
+def _check_equalise(s: GameState, a: A.Equalise, d: SceptreChoice) -> Verdict:
+    name = name_of(s, d.artefact)
+    if a.use:
+        return accept(f"{who(a.player)} battles as though with their rival's number of knights ({name}).",
+                      Rule.R36)
+    return accept(f"{who(a.player)} keeps their own number of knights ({name}).", Rule.R36)
 
 
 def _check_arrange(s: GameState, a: A.ArrangeTop, d: InsightArrangement) -> Verdict:
@@ -316,7 +353,7 @@ def _check_arrange(s: GameState, a: A.ArrangeTop, d: InsightArrangement) -> Verd
                 "In a table game the cards stay secret: confirm with an empty order.",
                 Rule.ICONS,
             )
-        return ACCEPTED
+        return accept(f"{who(a.player)} puts the cards back in the order they chose.", Rule.ICONS)
     if sorted(a.order) != sorted(d.cards):
         return refuse(
             Reason.BAD_ORDER,
@@ -324,7 +361,7 @@ def _check_arrange(s: GameState, a: A.ArrangeTop, d: InsightArrangement) -> Verd
             f"got {', '.join(a.order) or 'none'}.",
             Rule.ICONS,
         )
-    return ACCEPTED
+    return accept(f"{who(a.player)} puts the cards back in the order they chose.", Rule.ICONS)
 
 
 def _check_return(s: GameState, a: A.ReturnCard, d: OrderReturn) -> Verdict:
@@ -335,7 +372,7 @@ def _check_return(s: GameState, a: A.ReturnCard, d: OrderReturn) -> Verdict:
             "the Crown of Order takes a card discarded before this turn.",
             Rule.R29,
         )
-    return ACCEPTED
+    return accept(f"{name_of(s, a.card)} is shuffled back into {who(d.subject)}'s deck.", Rule.R29)
 
 
 def _check_destroy(s: GameState, a: A.DestroyArtefact, d: CorruptionTarget) -> Verdict:
@@ -345,7 +382,7 @@ def _check_destroy(s: GameState, a: A.DestroyArtefact, d: CorruptionTarget) -> V
             f"{name_of(s, a.artefact)} is not a face-up artefact of {who(d.subject)}.",
             Rule.ICONS,
         )
-    return ACCEPTED
+    return accept(f"{who(a.player)} destroys {who(d.subject)}'s {name_of(s, a.artefact)}.", Rule.ICONS)
 
 
 def _check_prosperity(s: GameState, a: A.ProsperityChoice, d: ProsperityChoiceWindow) -> Verdict:
@@ -353,7 +390,7 @@ def _check_prosperity(s: GameState, a: A.ProsperityChoice, d: ProsperityChoiceWi
     if not a.discard:
         if a.card is not None:
             return refuse(Reason.BAD_ORDER, "Leaving the card on top names no card.", Rule.ICONS)
-        return ACCEPTED
+        return accept(f"The top card of {who(subject)}'s deck stays on top.", Rule.ICONS)
     if s.knowledge is Knowledge.FULL:
         if a.card not in (None, d.top[0]):
             return refuse(
@@ -361,7 +398,7 @@ def _check_prosperity(s: GameState, a: A.ProsperityChoice, d: ProsperityChoiceWi
                 f"The top card is {name_of(s, d.top[0])}, not {name_of(s, a.card or '')}.",
                 Rule.ICONS,
             )
-        return ACCEPTED
+        return accept(f"The top card of {who(subject)}'s deck is discarded.", Rule.ICONS)
     if a.card is None:
         return refuse(Reason.UNKNOWN_CARD, "Name the card discarded from the top of the deck.", Rule.ICONS)
     if a.card not in s.data.cards:
@@ -373,14 +410,14 @@ def _check_prosperity(s: GameState, a: A.ProsperityChoice, d: ProsperityChoiceWi
             "in play, so it cannot be on top of their deck.",
             Rule.R40,
         )
-    return ACCEPTED
+    return accept(f"The top card of {who(subject)}'s deck is discarded.", Rule.ICONS)
 
 
 def _fracture(w: Work, a: A.PlayFracture, d: FractureWindow | None) -> None:
     card = w.data.card_of_kind[CardKind.FRACTURE]
     discard_card(w, a.player, card, None)
-    w.emit(ev.CardPlayed(a.player, card, CardKind.FRACTURE.value))
-    destroy(w, a.target, a.player, "fracture")
+    w.emit(ev.CardPlayed(a.player, card, CardKind.FRACTURE.value, rule=Rule.FRACTURE))
+    destroy(w, a.target, a.player, "fracture", Rule.FRACTURE)
     if d is not None:  # the window moves on to the next player, without the artefact just destroyed
         targets = tuple(t for t in d.targets if t != a.target)
         w.pending[0] = FractureWindow(d.players[1:], targets, d.moment)
@@ -388,13 +425,13 @@ def _fracture(w: Work, a: A.PlayFracture, d: FractureWindow | None) -> None:
 
 def _pass_fracture(w: Work, a: A.PassFracture, d: FractureWindow) -> None:
     w.pending[0] = FractureWindow(d.players[1:], d.targets, d.moment)
-    w.emit(ev.FracturePassed(a.player))
+    w.emit(ev.FracturePassed(a.player, rule=d.rule))
 
 
 def _pass_fracture_round(w: Work, a: A.PassFractureRound, d: FractureWindow) -> None:
     cut = len(d.players) if a.upto is None else d.players.index(a.upto)
     for colour in d.players[:cut]:
-        w.emit(ev.FracturePassed(colour))
+        w.emit(ev.FracturePassed(colour, rule=Rule.R47))
     if cut >= len(d.players):
         w.pending.pop(0)
     else:
@@ -407,7 +444,7 @@ def _use_crown(w: Work, a: A.UseCrown, _: None) -> None:
     crown = h[0].id
     affected = a.affected if h[1].affected is Affected.ANY else a.player
     w.crown_used = True
-    w.emit(ev.CrownAnnounced(a.player, crown, affected))
+    w.emit(ev.CrownAnnounced(a.player, crown, affected, rule=Rule.CROWNS))
     # The fracture window opens from the crown's owner clockwise; the owner cannot fracture their own crown.
     fracture_window(w, a.player, (crown,), FractureMoment.CROWN, skip_start=True)
     w.stage(CrownEffect(a.player, crown, affected or a.player))
@@ -421,11 +458,11 @@ def _equalise(w: Work, a: A.Equalise, _: SceptreChoice) -> None:
         return
     if a.player is b.attacker:
         w.set_battle(attacker_equal=True)
-        w.emit(ev.KnightsMatched(a.player, 8 if b.siege else defender_knights(w, b)))
+        w.emit(ev.KnightsMatched(a.player, 8 if b.siege else defender_knights(w, b), rule=Rule.R36))
     else:
         w.set_battle(defender_equal=True)
-        w.emit(ev.KnightsMatched(a.player, b.attacker_knights))
-    w.emit_scores("matched knights")
+        w.emit(ev.KnightsMatched(a.player, b.attacker_knights, rule=Rule.R36))
+    w.emit_scores("matched knights", Rule.ICONS)
 
 
 def _arrange(w: Work, a: A.ArrangeTop, d: InsightArrangement) -> None:
@@ -449,13 +486,13 @@ def _return(w: Work, a: A.ReturnCard, d: OrderReturn) -> None:
         w.set_player(subject, discard=tuple(discard), deck=tuple(deck), deck_size=len(deck))
     else:
         w.set_player(subject, discard=tuple(discard), deck_size=p.deck_size + 1)
-    w.emit(ev.CardReturned(subject, a.card))
-    w.emit(ev.DeckShuffled(subject, w.players[subject].deck_size, "crown of order"))
+    w.emit(ev.CardReturned(subject, a.card, rule=Rule.R29))
+    w.emit(ev.DeckShuffled(subject, w.players[subject].deck_size, "crown of order", rule=Rule.ICONS))
 
 
 def _destroy(w: Work, a: A.DestroyArtefact, _: CorruptionTarget) -> None:
     w.pending.pop(0)
-    destroy(w, a.artefact, a.player, "crown of corruption")
+    destroy(w, a.artefact, a.player, "crown of corruption", Rule.ICONS)
 
 
 def _prosperity(w: Work, a: A.ProsperityChoice, d: ProsperityChoiceWindow) -> None:
@@ -472,7 +509,7 @@ def _prosperity(w: Work, a: A.ProsperityChoice, d: ProsperityChoiceWindow) -> No
         card = a.card
         w.set_player(subject, deck_size=p.deck_size - 1)
     to_discard(w, subject, card)
-    w.emit(ev.CardDiscarded(subject, card, "crown of prosperity"))
+    w.emit(ev.CardDiscarded(subject, card, "crown of prosperity", rule=Rule.ICONS))
 
 
 
@@ -551,22 +588,88 @@ def _prosperity_options(s: GameState, d: ProsperityChoiceWindow) -> Iterator[A.P
 
 # --- moves -------------------------------------------------------------------------------------------------
 
+
+def _no_window(s: GameState, a: A.Action) -> Verdict:
+    if s.pending:
+        return waiting_first(s, a)
+    return refuse(Reason.WRONG_STEP, "No fracture window is open now.", Rule.FRACTURE)
+
+
+def _only_after(crown: str) -> Callable[[GameState, A.Action], Verdict]:
+    def not_now(s: GameState, a: A.Action) -> Verdict:
+        if s.pending:
+            return waiting_first(s, a)
+        return refuse(Reason.WRONG_STEP, f"That is decided only when the {crown} applies.", Rule.ICONS)
+
+    return not_now
+
+
+def _equalise_not_now(s: GameState, a: A.Equalise) -> Verdict:
+    if s.pending:
+        return waiting_first(s, a)
+    return refuse(
+        Reason.WRONG_STEP,
+        "The Sceptres of Fear and Vigour apply at step 3 of a battle, before the conflict cards.",
+        Rule.BATTLE_3,
+    )
+
+
 PLAY_FRACTURE = Move(
-    A.PlayFracture, _check_fracture, _fracture, _fracture_options, answers=FractureWindow, on_turn=OPEN_STEPS
+    A.PlayFracture,
+    _check_fracture,
+    _fracture,
+    _fracture_options,
+    on_turn_only(
+        "In a battle a fracture card is played only in its windows, just before the sceptres or the orbs "
+        "apply.",
+        Rule.FRACTURE,
+        "A fracture card cannot be played between your redistribution and your advance.",
+        Rule.FRACTURE,
+    ),
+    answers=FractureWindow,
+    on_turn=OPEN_STEPS,
 )
-PASS_FRACTURE = Move(A.PassFracture, _check_pass, _pass_fracture, _pass_options, answers=FractureWindow)
+PASS_FRACTURE = Move(
+    A.PassFracture, _check_pass, _pass_fracture, _pass_options, _no_window, answers=FractureWindow
+)
 PASS_FRACTURE_ROUND = Move(
-    A.PassFractureRound, _check_pass_round, _pass_fracture_round, _pass_round_options, answers=FractureWindow
+    A.PassFractureRound, _check_pass_round, _pass_fracture_round, _pass_round_options, _no_window,
+    answers=FractureWindow,
 )
-USE_CROWN = Move(A.UseCrown, _check_use_crown, _use_crown, _crown_options, on_turn=OPEN_STEPS)
-EQUALISE = Move(A.Equalise, _check_equalise, _equalise, _equalise_options, answers=SceptreChoice)
-ARRANGE_TOP = Move(A.ArrangeTop, _check_arrange, _arrange, _arrange_options, answers=InsightArrangement)
-RETURN_CARD = Move(A.ReturnCard, _check_return, _return, _return_options, answers=OrderReturn)
+USE_CROWN = Move(
+    A.UseCrown,
+    _check_use_crown,
+    _use_crown,
+    _crown_options,
+    on_turn_only(
+        "Crowns cannot be used during a battle.",
+        Rule.CROWNS,
+        "Crowns cannot be used between your redistribution and your advance.",
+        Rule.CROWNS,
+    ),
+    on_turn=OPEN_STEPS,
+)
+EQUALISE = Move(
+    A.Equalise, _check_equalise, _equalise, _equalise_options, _equalise_not_now, answers=SceptreChoice
+)
+ARRANGE_TOP = Move(
+    A.ArrangeTop, _check_arrange, _arrange, _arrange_options, _only_after("Crown of Insight"),
+    answers=InsightArrangement,
+)
+RETURN_CARD = Move(
+    A.ReturnCard, _check_return, _return, _return_options, _only_after("Crown of Order"), answers=OrderReturn
+)
 DESTROY_ARTEFACT = Move(
-    A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, answers=CorruptionTarget
+    A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, _only_after("Crown of Corruption"),
+    answers=CorruptionTarget,
 )
 PROSPERITY_CHOICE = Move(
-    A.ProsperityChoice, _check_prosperity, _prosperity, _prosperity_options, answers=ProsperityChoiceWindow
+    A.ProsperityChoice,
+    _check_prosperity,
+    _prosperity,
+    _prosperity_options,
+    _only_after("Crown of Prosperity"),
+    answers=ProsperityChoiceWindow,
 )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from engine import actions as A
 from engine import events as ev
-from engine.artefacts import apply_orb, apply_sceptre, battle_artefacts, fracture_window
+from engine.artefacts import apply_orb, apply_sceptre, at_stake, battle_artefacts, fracture_window
 from engine.cards import (
     CONFLICT_KINDS,
     cards_of,
@@ -31,7 +31,7 @@ from engine.catalogue import Ability, ArtefactType, CardKind
 from engine.colours import Colour
 from engine.decisions import ConflictCards, DicePurpose, DiceRoll, FractureMoment, SupportTurns
 from engine.knights import lose_in_territory, retreat
-from engine.moves import Move
+from engine.moves import Move, waiting_first
 from engine.rulebook import Rule, Step
 from engine.state import (
     Battle,
@@ -44,7 +44,7 @@ from engine.state import (
 )
 from engine.supply import conquer, declare_winner
 from engine.variants import ask_mayhem_dice, mayhem_roll, support_players
-from engine.verdict import ACCEPTED, Reason, Verdict, refuse, who
+from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
 from engine.work import Work
 
 HAND_LIMIT = 5  # order of battle step 2
@@ -56,7 +56,7 @@ def start_battle(
     """An advance into a territory (or, with castle siege, a castle) held by another player (p.11)."""
     w.battle = Battle(territory, attacker, defender, knights, BattleStage.TERRITORY, siege=siege)
     d_knights = defender_knights(w, w.battle)
-    w.emit(ev.BattleStarted(territory, attacker, defender, knights, d_knights))
+    w.emit(ev.BattleStarted(territory, attacker, defender, knights, d_knights, rule=Rule.BATTLE))
 
 
 # --- the phases of the nine steps --------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def _territory(w: Work) -> None:
     d_bonus = 1 if Ability.DEFENDER_PLUS_ONE in spec.abilities else 0
     if a_bonus or d_bonus:
         w.set_battle(attacker_bonus=a_bonus, defender_bonus=d_bonus)
-        w.emit_scores(spec.kind.value)
+        w.emit_scores(spec.kind.value, Rule.GRASSLANDS if a_bonus else Rule.FORTIFIED)
     if Ability.ARENA_ROLL in spec.abilities:
         w.stage(DiceRoll(b.attacker, 1, DicePurpose.ARENA), DiceRoll(b.defender, 1, DicePurpose.ARENA))
 
@@ -87,9 +87,9 @@ def _arena(w: Work) -> None:
         return
     a_roll, d_roll = b.attacker_arena_roll, b.defender_arena_roll
     if a_roll <= d_roll:
-        lose_in_territory(w, b.attacker, b.territory, 1, "arena")
+        lose_in_territory(w, b.attacker, b.territory, 1, "arena", rule=Rule.ARENA)
     if d_roll <= a_roll:
-        lose_in_territory(w, b.defender, b.territory, 1, "arena")
+        lose_in_territory(w, b.defender, b.territory, 1, "arena", rule=Rule.ARENA)
     b = w.battle
     assert b is not None
     d_left = defender_knights(w, b)
@@ -99,12 +99,12 @@ def _arena(w: Work) -> None:
             w.occ[b.territory] = (b.attacker, b.attacker_knights)
             w.control_dirty.update((b.attacker, b.defender))
             w.set_battle(attacker_knights=0, winner=b.attacker, ended_early=True)
-            w.emit(ev.Conquered(b.attacker, b.territory))
+            w.emit(ev.Conquered(b.attacker, b.territory, rule=Rule.R37))
         else:
             w.set_battle(winner=b.defender if d_left else None, ended_early=True)
-        end_battle(w, "arena")
+        end_battle(w, "arena", Rule.R37)
     else:
-        w.emit_scores("arena")
+        w.emit_scores("arena", Rule.ARENA)
 
 
 def _draw_up(w: Work) -> None:
@@ -114,7 +114,7 @@ def _draw_up(w: Work) -> None:
     for colour in (b.attacker, b.defender):
         need = HAND_LIMIT - w.players[colour].hand_size
         if need > 0:
-            draw(w, colour, need, "battle")
+            draw(w, colour, need, "battle", Rule.BATTLE_2)
 
 
 def _artefact_window(a_type: ArtefactType, moment: FractureMoment) -> Callable[[Work], None]:
@@ -122,8 +122,7 @@ def _artefact_window(a_type: ArtefactType, moment: FractureMoment) -> Callable[[
         """Steps 3 and 7: from the attacker clockwise, each player may fracture an artefact at stake."""
         b = w.battle
         assert b is not None
-        targets = tuple(a for _, a in battle_artefacts(w, a_type))
-        fracture_window(w, b.attacker, targets, moment, skip_start=False)
+        fracture_window(w, b.attacker, at_stake(w, a_type), moment, skip_start=False)
 
     return open_window
 
@@ -155,7 +154,7 @@ def _reveal(w: Work) -> None:
         spec = cards[card] if card is not None else None
         values.append(spec.value or 0 if spec is not None and spec.kind is CardKind.CONFLICT else 0)
     w.set_battle(revealed=True, attacker_conflict_value=values[0], defender_conflict_value=values[1])
-    w.emit(ev.ConflictRevealed(b.attacker_conflict, b.defender_conflict))
+    w.emit(ev.ConflictRevealed(b.attacker_conflict, b.defender_conflict, rule=Rule.BATTLE_4))
     for colour, card in ((b.attacker, b.attacker_conflict), (b.defender, b.defender_conflict)):
         if card is not None and cards[card].kind is CardKind.AMBUSH:
             w.stage(DiceRoll(colour, 1, DicePurpose.AMBUSH))
@@ -165,7 +164,7 @@ def _ask_support(w: Work) -> None:
     """Step 5: support cards, lowest combat score first (a tie: the attacker, R32), none over mountains."""
     b = w.battle
     assert b is not None
-    w.emit_scores("conflict cards")
+    w.emit_scores("conflict cards", Rule.BATTLE_4)
     spec = w.data.territories.get(b.territory)
     if spec is not None and Ability.NO_SUPPORT in spec.abilities:
         return  # mountains: nobody plays support cards (p.7)
@@ -179,12 +178,14 @@ def _result(w: Work) -> None:
     b = w.battle
     assert b is not None
     a, d = combat_scores(w, b)
-    if a > d:
-        winner, margin = b.attacker, a - d
-    else:
-        winner, margin = b.defender, max(1, d - a)
+    if a == d:
+        w.set_battle(winner=b.defender, margin=1)
+        tie = "tie: the defender wins by one"
+        w.emit(ev.BattleResult(b.defender, b.attacker, a, d, 1, tie, rule=Rule.BATTLE_6))
+        return
+    winner, margin = (b.attacker, a - d) if a > d else (b.defender, d - a)
     w.set_battle(winner=winner, margin=margin)
-    w.emit(ev.BattleResult(winner, b.rival(winner), a, d, margin, "combat scores"))
+    w.emit(ev.BattleResult(winner, b.rival(winner), a, d, margin, "combat scores", rule=Rule.BATTLE_6))
 
 
 def _apply_orbs(w: Work) -> None:
@@ -198,13 +199,13 @@ def _conquest(w: Work) -> None:
     b = w.battle
     assert b is not None
     if b.winner is b.attacker and not b.siege and w.occ.get(b.territory, (None, 0))[0] is b.attacker:
-        w.emit(ev.Conquered(b.attacker, b.territory))
+        w.emit(ev.Conquered(b.attacker, b.territory, rule=Rule.BATTLE_9))
         conquer(w, b.attacker, b.territory)
     w.control_dirty.add(b.attacker)
 
 
 def _over(w: Work) -> None:
-    end_battle(w, "battle over")
+    end_battle(w, "battle over", Rule.BATTLE_9)
 
 
 def _losses(w: Work) -> None:
@@ -214,12 +215,14 @@ def _losses(w: Work) -> None:
     assert b is not None and b.winner is not None
     loser = b.rival(b.winner)
     if b.margin:
-        lose_in_territory(w, loser, b.territory, b.margin, "battle")
+        lost = lose_in_territory(w, loser, b.territory, b.margin, "battle", rule=Rule.BATTLE_8)
+        if lost < b.margin:
+            w.emit(ev.LossesCapped(loser, b.territory, b.margin, lost, rule=Rule.BATTLE_8))
     b = w.battle
     assert b is not None
     if b.siege:
         if b.winner is b.attacker:
-            declare_winner(w, (b.attacker,), f"conquered the castle {b.territory}")
+            declare_winner(w, (b.attacker,), f"conquered the castle {b.territory}", Rule.CASTLE_SIEGE)
             return
         if b.attacker_knights:
             retreat(w, b.attacker, b.attacker_knights)
@@ -234,7 +237,7 @@ def _losses(w: Work) -> None:
     if occ is not None:
         retreat(w, b.defender, occ[1])
         del w.occ[b.territory]
-        w.emit(ev.ControlLost(b.defender, b.territory))
+        w.emit(ev.ControlLost(b.defender, b.territory, rule=Rule.BATTLE_8))
     if b.attacker_knights:
         w.occ[b.territory] = (b.attacker, b.attacker_knights)
         w.set_battle(attacker_knights=0)
@@ -243,7 +246,7 @@ def _losses(w: Work) -> None:
     w.control_dirty.add(b.defender)
 
 
-def end_battle(w: Work, cause: str) -> None:
+def end_battle(w: Work, cause: str, rule: Rule) -> None:
     b = w.battle
     assert b is not None
     played: dict[Colour, list[str]] = {}
@@ -262,7 +265,7 @@ def end_battle(w: Work, cause: str) -> None:
     if w.s.config.variant.cut_throat:
         # The disputed territory is judged now (R31); control itself was refreshed when it changed.
         w.control_dirty.update((b.attacker, b.defender))
-    w.emit(ev.BattleEnded(b.territory, b.winner, cause))
+    w.emit(ev.BattleEnded(b.territory, b.winner, cause, rule=rule))
 
 
 def record_conflict(w: Work, colour: Colour, card: str | None) -> None:
@@ -277,7 +280,7 @@ def record_conflict(w: Work, colour: Colour, card: str | None) -> None:
         w.set_battle(attacker_conflict=card, attacker_played=True)
     else:
         w.set_battle(defender_conflict=card, defender_played=True)
-    w.emit(ev.ConflictPlayed(colour))
+    w.emit(ev.ConflictPlayed(colour, rule=Rule.BATTLE_4))
 
 
 
@@ -361,7 +364,8 @@ def _check_dice(s: GameState, a: A.RollDice, d: DiceRoll) -> Verdict:
     for v in a.values:
         if not isinstance(v, int) or not 1 <= v <= 6:
             return refuse(Reason.BAD_DICE, f"A die shows 1 to 6, not {v!r}.", Rule.BATTLE)
-    return ACCEPTED
+    rolled = " ".join(str(v) for v in a.values)
+    return accept(f"{who(a.player)} rolls {rolled} for the {d.purpose.value}.", d.rule)
 
 
 def _check_conflict(s: GameState, a: A.PlayConflict, _: ConflictCards) -> Verdict:
@@ -383,11 +387,14 @@ def _check_conflict(s: GameState, a: A.PlayConflict, _: ConflictCards) -> Verdic
                     "cards not yet discarded are not conflict cards, so they must hold a conflict card.",
                     Rule.R46,
                 )
-        return ACCEPTED
+        return accept(
+            f"{who(a.player)} has no conflict card and battles as though with a conflict card of 0.",
+            Rule.BATTLE_4,
+        )
     return (
         holds(s, a.player, a.card, Rule.BATTLE_4)
         or kind_is(s, a.card, (CardKind.CONFLICT, CardKind.AMBUSH), "a conflict card", Rule.BATTLE_4)
-        or ACCEPTED
+        or accept(f"{who(a.player)} plays a conflict card face down.", Rule.BATTLE_4)
     )
 
 
@@ -406,13 +413,17 @@ def _check_support(s: GameState, a: A.PlaySupport, _: SupportTurns) -> Verdict:
         size = s.players[a.player].hand_size
         if len(a.cards) > size:
             return refuse(Reason.EMPTY_HAND, f"{who(a.player)} holds only {size} cards.", Rule.BATTLE_5)
-    return ACCEPTED
+    if not a.cards:
+        return accept(f"{who(a.player)} plays no more support cards for now.", Rule.R33)
+    total = sum(s.data.cards[c].value or 0 for c in a.cards)
+    names = " and ".join(name_of(s, c) for c in a.cards)
+    return accept(f"{who(a.player)} plays {names}: +{total}.", Rule.BATTLE_5)
 
 
 
 def _rolled(w: Work, a: A.RollDice, d: DiceRoll) -> None:
     w.pending.pop(0)
-    w.emit(ev.DiceRolled(a.player, a.values, a.source, d.purpose.value))
+    w.emit(ev.DiceRolled(a.player, a.values, a.source, d.purpose.value, rule=d.rule))
     b = w.battle
     assert b is not None
     attacker = a.player is b.attacker
@@ -426,9 +437,9 @@ def _rolled(w: Work, a: A.RollDice, d: DiceRoll) -> None:
             w.set_battle(attacker_conflict_value=a.values[0])
         else:
             w.set_battle(defender_conflict_value=a.values[0])
-        w.emit_scores("ambush")
+        w.emit_scores("ambush", Rule.COMPONENTS)
     elif mayhem_roll(w, a.values):
-        end_battle(w, "mayhem")
+        end_battle(w, "mayhem", Rule.R38)
 
 
 def _conflict(w: Work, a: A.PlayConflict, d: ConflictCards) -> None:
@@ -464,8 +475,9 @@ def _support_played(w: Work, a: A.PlaySupport, d: SupportTurns) -> None:
         w.set_battle(support=support, attacker_support=b.attacker_support + total)
     else:
         w.set_battle(support=support, defender_support=b.defender_support + total)
-    w.emit(ev.SupportPlayed(a.player, for_player, a.cards, total))
-    w.emit_scores("support cards")
+    rule = Rule.BATTLE_5 if for_player is a.player else Rule.ALLEGIANCE
+    w.emit(ev.SupportPlayed(a.player, for_player, a.cards, total, rule=rule))
+    w.emit_scores("support cards", rule)
     w.pending[0] = SupportTurns(rotated, 0)
 
 
@@ -502,9 +514,65 @@ def _support_options(s: GameState, d: SupportTurns) -> Iterator[A.PlaySupport]:
         yield from (A.PlaySupport(actor, combo) for combo in itertools.combinations(cards, n))
 
 
-ROLL_DICE = Move(A.RollDice, _check_dice, _rolled, _dice_options, answers=DiceRoll)
-PLAY_CONFLICT = Move(A.PlayConflict, _check_conflict, _conflict, _conflict_options, answers=ConflictCards)
-PLAY_SUPPORT = Move(A.PlaySupport, _check_support, _support_played, _support_options, answers=SupportTurns)
+def _run(b: Battle, stage: BattleStage) -> bool:
+    """Whether the battle has done phase `stage` already (`b.stage` is the next one it does)."""
+    return _ORDER[b.stage] > _ORDER[stage]
+
+
+_ORDER = {stage: i for i, stage in enumerate(BattleStage)}
+
+
+def _dice_not_now(s: GameState, a: A.RollDice) -> Verdict:
+    if s.pending:
+        return waiting_first(s, a)
+    return refuse(
+        Reason.WRONG_STEP,
+        "No dice are needed now: they are rolled for the arena, an ambush or mayhem.",
+        Rule.R44,
+    )
+
+
+def _conflict_not_now(s: GameState, a: A.PlayConflict) -> Verdict:
+    b = s.battle
+    if b is None:
+        sentence = "Conflict cards are played only in a battle, at step 4."
+    elif _run(b, BattleStage.REVEAL):
+        sentence = "Both conflict cards of this battle have been played: step 4 is over."
+    elif s.pending:
+        return waiting_first(s, a)
+    else:
+        sentence = "Conflict cards come at step 4, after the sceptres."
+    return refuse(Reason.WRONG_STEP, sentence, Rule.BATTLE_4)
+
+
+def _support_not_now(s: GameState, a: A.PlaySupport) -> Verdict:
+    b = s.battle
+    if b is None:
+        sentence = "Support cards are played only in a battle, at step 5."
+        return refuse(Reason.WRONG_STEP, sentence, Rule.BATTLE_5)
+    spec = s.data.territories.get(b.territory)
+    if spec is not None and Ability.NO_SUPPORT in spec.abilities:
+        return refuse(
+            Reason.NO_SUPPORT_ALLOWED,
+            f"{name_of(s, b.territory)} is mountains: nobody plays support cards in a battle over it.",
+            Rule.MOUNTAINS,
+        )
+    if _run(b, BattleStage.SUPPORT):
+        sentence = "The support cards of this battle have been played: step 5 is over."
+    elif s.pending:
+        return waiting_first(s, a)
+    else:
+        sentence = "Support cards come at step 5, once both conflict cards are revealed."
+    return refuse(Reason.WRONG_STEP, sentence, Rule.BATTLE_5)
+
+
+ROLL_DICE = Move(A.RollDice, _check_dice, _rolled, _dice_options, _dice_not_now, answers=DiceRoll)
+PLAY_CONFLICT = Move(
+    A.PlayConflict, _check_conflict, _conflict, _conflict_options, _conflict_not_now, answers=ConflictCards
+)
+PLAY_SUPPORT = Move(
+    A.PlaySupport, _check_support, _support_played, _support_options, _support_not_now, answers=SupportTurns
+)
 
 
 # --- decisions nobody can answer otherwise -----------------------------------------------------------------

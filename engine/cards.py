@@ -14,10 +14,10 @@ from engine.catalogue import CardKind
 from engine.colours import Colour
 from engine.decisions import AuthorityDraw, OptionalDiscard, RandomDiscard
 from engine.knights import gain_castle
-from engine.moves import OPEN_STEPS, Move
+from engine.moves import OPEN_STEPS, Move, on_turn_only, waiting_first
 from engine.rulebook import Rule
 from engine.state import GameState, Knowledge
-from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
+from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
 from engine.work import Work
 
 CONFLICT_KINDS = frozenset({CardKind.CONFLICT, CardKind.AMBUSH})
@@ -81,7 +81,7 @@ def shuffle_seeded(w: Work, colour: Colour, cards: list[str]) -> list[str]:
     return cards
 
 
-def reshuffle_discard(w: Work, colour: Colour, cause: str, under: bool = False) -> None:
+def reshuffle_discard(w: Work, colour: Colour, cause: str, rule: Rule, under: bool = False) -> None:
     """The discard pile becomes the deck (or goes under the remaining deck: Crown of Insight's note)."""
     p = w.players[colour]
     if not p.discard:
@@ -94,10 +94,10 @@ def reshuffle_discard(w: Work, colour: Colour, cause: str, under: bool = False) 
     else:
         size = p.deck_size + len(p.discard) if under else len(p.discard)
         w.set_player(colour, deck_size=size, discard=())
-    w.emit(ev.DeckShuffled(colour, w.players[colour].deck_size, cause))
+    w.emit(ev.DeckShuffled(colour, w.players[colour].deck_size, cause, rule=rule))
 
 
-def draw(w: Work, colour: Colour, n: int, cause: str) -> None:
+def draw(w: Work, colour: Colour, n: int, cause: str, rule: Rule) -> None:
     """Draw `n` cards (reshuffling the discard pile when the deck runs out); authority drawn is played at
     once."""
     drawn: list[str] = []
@@ -107,7 +107,7 @@ def draw(w: Work, colour: Colour, n: int, cause: str) -> None:
         if p.deck_size == 0:
             if not p.discard:
                 break
-            reshuffle_discard(w, colour, "deck empty")
+            reshuffle_discard(w, colour, "deck empty", Rule.BATTLE_2)  # as step 2 says, for every draw
             continue
         take = min(n - count, p.deck_size)
         if w.full:
@@ -131,7 +131,7 @@ def draw(w: Work, colour: Colour, n: int, cause: str) -> None:
         count += take
     if count == 0:
         return
-    w.emit(ev.CardsDrawn(colour, count, tuple(drawn)))
+    w.emit(ev.CardsDrawn(colour, count, tuple(drawn), rule=rule))
     authority = w.data.card_of_kind.get(CardKind.AUTHORITY)
     if authority is None:
         return
@@ -145,8 +145,8 @@ def draw(w: Work, colour: Colour, n: int, cause: str) -> None:
 def play_authority(w: Work, colour: Colour, authority: str) -> None:
     """Authority: played as soon as the draw is finished, to draw two more cards (p.8, R27)."""
     discard_card(w, colour, authority, None)
-    w.emit(ev.CardPlayed(colour, authority, CardKind.AUTHORITY.value))
-    draw(w, colour, 2, "authority")
+    w.emit(ev.CardPlayed(colour, authority, CardKind.AUTHORITY.value, rule=Rule.AUTHORITY))
+    draw(w, colour, 2, "authority", Rule.AUTHORITY)
 
 
 def _bound(bound: int, hand_size: int) -> int | None:
@@ -190,13 +190,13 @@ def table_conflict_bound(s: Work | GameState, colour: Colour) -> tuple[int, int]
     return fewest, most
 
 
-def discard_card(w: Work, colour: Colour, card: str, cause: str | None) -> None:
+def discard_card(w: Work, colour: Colour, card: str, cause: str | None, rule: Rule | None = None) -> None:
     """Move a card from the hand to the discard pile; `cause` None: played (the caller emits CardPlayed)."""
     remove_from_hand(w, colour, card)
     p = w.players[colour]
     w.set_player(colour, discard=(*p.discard, (card, w.turn)))
     if cause is not None:
-        w.emit(ev.CardDiscarded(colour, card, cause))
+        w.emit(ev.CardDiscarded(colour, card, cause, rule=rule))
 
 
 def to_discard(w: Work, colour: Colour, card: str) -> None:
@@ -272,14 +272,16 @@ def cards_of(s: GameState, colour: Colour, kinds: frozenset[CardKind]) -> list[s
 
 
 def _check_call_to_arms(s: GameState, a: A.PlayCallToArms, _: None) -> Verdict:
-    return holds_resource(s, a.player, CardKind.CALL_TO_ARMS) or ACCEPTED
+    return holds_resource(s, a.player, CardKind.CALL_TO_ARMS) or accept(
+        f"{who(a.player)} plays call to arms: two more knights in their castle.", Rule.CALL_TO_ARMS
+    )
 
 
 def _call_to_arms(w: Work, a: A.PlayCallToArms, _: None) -> None:
     card = w.data.card_of_kind[CardKind.CALL_TO_ARMS]
     discard_card(w, a.player, card, None)
-    w.emit(ev.CardPlayed(a.player, card, CardKind.CALL_TO_ARMS.value))
-    gain_castle(w, a.player, 2, "call to arms")
+    w.emit(ev.CardPlayed(a.player, card, CardKind.CALL_TO_ARMS.value, rule=Rule.CALL_TO_ARMS))
+    gain_castle(w, a.player, 2, "call to arms", Rule.CALL_TO_ARMS)
 
 
 def _call_to_arms_options(s: GameState, _: None) -> Iterator[A.PlayCallToArms]:
@@ -288,20 +290,34 @@ def _call_to_arms_options(s: GameState, _: None) -> Iterator[A.PlayCallToArms]:
 
 
 CALL_TO_ARMS = Move(
-    A.PlayCallToArms, _check_call_to_arms, _call_to_arms, _call_to_arms_options, on_turn=OPEN_STEPS
+    A.PlayCallToArms,
+    _check_call_to_arms,
+    _call_to_arms,
+    _call_to_arms_options,
+    on_turn_only(
+        "A call to arms cannot be played during a battle, only before or after your redistribution and "
+        "advance.",
+        Rule.RESOURCES,
+        "A call to arms cannot be played between your redistribution and your advance.",
+        Rule.RESOURCES,
+    ),
+    on_turn=OPEN_STEPS,
 )
 
 
 def _check_tactical(s: GameState, a: A.PlayTacticalAdvance, _: None) -> Verdict:
-    return holds_resource(s, a.player, CardKind.TACTICAL_ADVANCE) or ACCEPTED
+    return holds_resource(s, a.player, CardKind.TACTICAL_ADVANCE) or accept(
+        f"{who(a.player)} plays tactical advance: one more redistribution and advance this turn.",
+        Rule.TACTICAL_ADVANCE,
+    )
 
 
 def _tactical(w: Work, a: A.PlayTacticalAdvance, _: None) -> None:
     card = w.data.card_of_kind[CardKind.TACTICAL_ADVANCE]
     discard_card(w, a.player, card, None)
-    w.emit(ev.CardPlayed(a.player, card, CardKind.TACTICAL_ADVANCE.value))
+    w.emit(ev.CardPlayed(a.player, card, CardKind.TACTICAL_ADVANCE.value, rule=Rule.TACTICAL_ADVANCE))
     w.manoeuvres += 1
-    w.emit(ev.ManoeuvreGained(a.player, w.manoeuvres))
+    w.emit(ev.ManoeuvreGained(a.player, w.manoeuvres, rule=Rule.TACTICAL_ADVANCE))
 
 
 def _tactical_options(s: GameState, _: None) -> Iterator[A.PlayTacticalAdvance]:
@@ -310,14 +326,28 @@ def _tactical_options(s: GameState, _: None) -> Iterator[A.PlayTacticalAdvance]:
 
 
 TACTICAL_ADVANCE = Move(
-    A.PlayTacticalAdvance, _check_tactical, _tactical, _tactical_options, on_turn=OPEN_STEPS
+    A.PlayTacticalAdvance,
+    _check_tactical,
+    _tactical,
+    _tactical_options,
+    on_turn_only(
+        "A tactical advance cannot be played during a battle, only before or after your redistribution and "
+        "advance.",
+        Rule.RESOURCES,
+        "A tactical advance cannot be played between your redistribution and your advance.",
+        Rule.RESOURCES,
+    ),
+    on_turn=OPEN_STEPS,
 )
 
 
 def _check_authority(s: GameState, a: A.DeclareAuthority, _: AuthorityDraw) -> Verdict:
     if a.drawn:
-        return holds_resource(s, a.player, CardKind.AUTHORITY) or ACCEPTED
-    return ACCEPTED
+        return holds_resource(s, a.player, CardKind.AUTHORITY) or accept(
+            f"{who(a.player)} drew their authority card and plays it at once to draw two more.",
+            Rule.AUTHORITY,
+        )
+    return accept(f"{who(a.player)} did not draw their authority card.", Rule.R27)
 
 
 def _authority(w: Work, a: A.DeclareAuthority, _: AuthorityDraw) -> None:
@@ -332,21 +362,33 @@ def _authority_options(s: GameState, d: AuthorityDraw) -> Iterator[A.DeclareAuth
         yield A.DeclareAuthority(d.actor, True)
 
 
+def _authority_not_now(s: GameState, a: A.DeclareAuthority) -> Verdict:
+    if s.pending:
+        return waiting_first(s, a)
+    return refuse(
+        Reason.WRONG_STEP,
+        "Authority is declared only right after a draw that could have brought it.",
+        Rule.R27,
+    )
+
+
 DECLARE_AUTHORITY = Move(
-    A.DeclareAuthority, _check_authority, _authority, _authority_options, answers=AuthorityDraw
+    A.DeclareAuthority, _check_authority, _authority, _authority_options, _authority_not_now,
+    answers=AuthorityDraw,
 )
 
 
-def _check_discard(s: GameState, a: A.DiscardCard, _: OptionalDiscard) -> Verdict:
+def _check_discard(s: GameState, a: A.DiscardCard, d: OptionalDiscard) -> Verdict:
     if a.card is None:
-        return ACCEPTED
-    return holds(s, a.player, a.card, Rule.ICONS) or ACCEPTED
+        return accept(f"{who(a.player)} keeps their cards.", d.rule)
+    discards = f"{who(a.player)} discards {name_of(s, a.card)}."
+    return holds(s, a.player, a.card, d.rule) or accept(discards, d.rule)
 
 
 def _discard(w: Work, a: A.DiscardCard, d: OptionalDiscard) -> None:
     w.pending.pop(0)
     if a.card is not None:
-        discard_card(w, a.player, a.card, d.cause)
+        discard_card(w, a.player, a.card, d.cause, d.rule)
 
 
 def _discard_options(s: GameState, d: OptionalDiscard) -> Iterator[A.DiscardCard]:
@@ -355,16 +397,31 @@ def _discard_options(s: GameState, d: OptionalDiscard) -> Iterator[A.DiscardCard
         yield A.DiscardCard(d.actor, card)
 
 
-DISCARD_CARD = Move(A.DiscardCard, _check_discard, _discard, _discard_options, answers=OptionalDiscard)
+def _discard_not_now(s: GameState, a: A.DiscardCard) -> Verdict:
+    if s.pending:
+        return waiting_first(s, a)
+    return refuse(
+        Reason.WRONG_STEP,
+        "Nothing lets anyone discard a card now: the Crown of Fury, the Orbs of Cleansing and Preparation, "
+        "and conquering ruins, an abbey or a fortress do.",
+        Rule.ICONS,
+    )
 
 
-def _check_random_discard(s: GameState, a: A.DiscardRandom, _: RandomDiscard) -> Verdict:
-    return holds(s, a.player, a.card, Rule.ICONS) or ACCEPTED
+DISCARD_CARD = Move(
+    A.DiscardCard, _check_discard, _discard, _discard_options, _discard_not_now, answers=OptionalDiscard
+)
+
+
+def _check_random_discard(s: GameState, a: A.DiscardRandom, d: RandomDiscard) -> Verdict:
+    return holds(s, a.player, a.card, d.rule) or accept(
+        f"{name_of(s, a.card)} is taken at random from {who(a.player)}'s hand.", d.rule
+    )
 
 
 def _random_discard(w: Work, a: A.DiscardRandom, d: RandomDiscard) -> None:
     w.pending.pop(0)
-    discard_card(w, a.player, a.card, d.cause)
+    discard_card(w, a.player, a.card, d.cause, d.rule)
 
 
 def _random_discard_options(s: GameState, d: RandomDiscard) -> Iterator[A.DiscardRandom]:
@@ -372,14 +429,24 @@ def _random_discard_options(s: GameState, d: RandomDiscard) -> Iterator[A.Discar
         yield A.DiscardRandom(d.actor, card)
 
 
+def _random_discard_not_now(s: GameState, a: A.DiscardRandom) -> Verdict:
+    if s.pending:
+        return waiting_first(s, a)
+    return refuse(
+        Reason.WRONG_STEP,
+        "No card is taken at random now: the Sceptres of Influence and Defiance do that in a battle.",
+        Rule.ICONS,
+    )
+
+
 DISCARD_RANDOM = Move(
     A.DiscardRandom,
     _check_random_discard,
     _random_discard,
     _random_discard_options,
+    _random_discard_not_now,
     answers=RandomDiscard,
 )
-
 
 
 # --- decisions nobody can answer otherwise -----------------------------------------------------------------

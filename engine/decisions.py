@@ -211,12 +211,17 @@ class RandomDiscard(OneActor):
 @dataclass(frozen=True, slots=True)
 class OptionalDiscard(OneActor):
     """`actor` may discard any one card (Crown of Fury, Orbs of Cleansing and Preparation; ruins, abbey and
-    fortress when conquered); `cause` names what asks for it (the discard's cause)."""
+    fortress when conquered: `conquest`); `cause` names what asks for it (the discard's cause)."""
 
     cause: str
+    conquest: bool = False
     NEED: ClassVar[Need] = Need.OPTIONAL_DISCARD
     ASKS: ClassVar[str] = "to decide on a discard"
     RULE: ClassVar[Rule] = Rule.ICONS
+
+    @property
+    def rule(self) -> Rule:
+        return Rule.DISCARD_ON_CONQUEST if self.conquest else Rule.ICONS
 
 
 # --- cards -------------------------------------------------------------------------------------------------
@@ -320,7 +325,7 @@ def from_legacy(obj: Any) -> Decision:
     if need is Need.SUPPORT:
         return SupportTurns(players, n)
     if need is Need.OPTIONAL_DISCARD:
-        return OptionalDiscard(colour("actor"), tag or "discard")
+        return OptionalDiscard(colour("actor"), tag or "discard", tag in ("ruins", "abbey", "fortress"))
     if need is Need.AUTHORITY:
         return AuthorityDraw(colour("actor"), n, tag)
     if need is Need.REDISTRIBUTE:

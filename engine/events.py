@@ -1,16 +1,20 @@
 """What happened: every applied action produces a tuple of events, in order. One frozen dataclass per kind;
 `Event.from_json` dispatches on `"type"`. Card identities appear only where they are public (or in FULL
 mode).
+
+Every event names the `rule` that made it happen (keyword-only, and not part of equality: two events are the
+same fact whichever rule is named for it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine import codec
 from engine.colours import Colour
 from engine.errors import ActionFormatError
+from engine.rulebook import Rule
 from engine.state import DiceSource
 
 EVENT_TYPES: dict[str, type[Event]] = {}
@@ -18,6 +22,7 @@ EVENT_TYPES: dict[str, type[Event]] = {}
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    rule: Rule | None = field(default=None, compare=False, kw_only=True)
     TYPE: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -77,9 +82,12 @@ class Redistributed(Event):
 
 @dataclass(frozen=True, slots=True)
 class Advanced(Event):
+    """`via`: the lake the advance crossed (lakes link the territories around them, p.2), or None."""
+
     player: Colour
     target: str
     knights: int
+    via: str | None = None
     TYPE: ClassVar[str] = "advanced"
 
 
@@ -277,6 +285,18 @@ class BattleResult(Event):
     margin: int
     cause: str
     TYPE: ClassVar[str] = "battle_result"
+
+
+@dataclass(frozen=True, slots=True)
+class LossesCapped(Event):
+    """The loser lost `margin` knights' worth but only had `lost` in the disputed place (order of battle
+    step 8: knights are lost from that place only)."""
+
+    player: Colour
+    territory: str
+    margin: int
+    lost: int
+    TYPE: ClassVar[str] = "losses_capped"
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,10 @@ class GameData:
     card_of_kind: Mapping[CardKind, str] = field(default_factory=dict)
     capacity: Mapping[str, int] = field(default_factory=dict)
     value: Mapping[str, int] = field(default_factory=dict)
+    # Territories and castles sharing an edge with a territory or castle (no lakes in between).
+    neighbours: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The lakes a territory or castle borders.
+    lakes: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @staticmethod
     def build(
@@ -93,7 +97,7 @@ class GameData:
         territory_ids = sorted(t for t in places if kinds[t] is TileKind.TERRITORY)
         return GameData._assemble(
             catalogue, castles=castles, territory_ids=territory_ids, reach=reach, reach_castles=reach_castles,
-            adjacent=adj,
+            adjacent=adj, places=places, lake_ids=frozenset(t for t in adj if kinds[t] is TileKind.LAKE),
         )
 
     @staticmethod
@@ -105,8 +109,16 @@ class GameData:
         reach: Mapping[str, frozenset[str]],
         reach_castles: Mapping[str, frozenset[str]],
         adjacent: Mapping[str, Iterable[str]],
+        places: Iterable[str],
+        lake_ids: frozenset[str],
     ) -> GameData:
         territories = {t: catalogue.territory(t) for t in territory_ids}
+        neighbours: dict[str, frozenset[str]] = {}
+        lakes: dict[str, frozenset[str]] = {}
+        for place in places:
+            around = frozenset(adjacent[place])
+            neighbours[place] = around - lake_ids
+            lakes[place] = around & lake_ids
         homelands: dict[Colour, tuple[str, ...]] = {}
         for colour, castle in castles.items():
             homelands[colour] = tuple(
@@ -136,6 +148,8 @@ class GameData:
             card_of_kind=card_of_kind,
             capacity={t: s.capacity for t, s in territories.items()},
             value={t: s.value for t, s in territories.items()},
+            neighbours=neighbours,
+            lakes=lakes,
         )
 
     @staticmethod
@@ -172,10 +186,11 @@ class GameData:
             linked = board.reach(place)
             reach[place] = linked & on_map
             reach_castles[place] = linked & castle_ids
-        adjacent = {c: board.adjacent(c) for c in castles.values()}
+        adjacent = {place: board.adjacent(place) for place in board.locations}
         return GameData._assemble(
             catalogue, castles=castles, territory_ids=board.territories, reach=reach,
-            reach_castles=reach_castles, adjacent=adjacent,
+            reach_castles=reach_castles, adjacent=adjacent, places=board.locations,
+            lake_ids=frozenset(board.lakes),
         )
 
     def is_homeland(self, territory: str) -> bool:

@@ -13,8 +13,9 @@ from typing import Generic, TypeVar
 
 from engine.actions import Action
 from engine.decisions import Decision
+from engine.rulebook import Rule
 from engine.state import GameState, TurnStep
-from engine.verdict import Verdict
+from engine.verdict import Reason, Verdict, refuse, who
 from engine.work import Work
 
 A = TypeVar("A", bound=Action)
@@ -30,6 +31,8 @@ class Move(Generic[A, D]):
       the decision it answers, or None when played on the player's own turn.
     - `effect(work, action, decision)`: applies an accepted one (answering `decision` closes or moves it on).
     - `options(state, decision)`: the legal ones, lazily, for the player(s) who may play it now.
+    - `not_now(state, action)`: the most specific rule against it when it cannot be played at this point of
+      the game at all, by anyone.
     - `answers`: the class of decision it answers (None: none).
     - `on_turn`: the steps of the turn in which the player whose turn it is may play it while nothing is
       waiting (empty: never).
@@ -39,6 +42,7 @@ class Move(Generic[A, D]):
     check: Callable[[GameState, A, D], Verdict]
     effect: Callable[[Work, A, D], None]
     options: Callable[[GameState, D], Iterable[A]]
+    not_now: Callable[[GameState, A], Verdict]
     answers: type[Decision] | None = None
     on_turn: frozenset[TurnStep] = frozenset()
 
@@ -47,3 +51,34 @@ class Move(Generic[A, D]):
 # redistribution): where moves of the player whose turn it is are played.
 OPEN_STEPS = frozenset({TurnStep.PREPARE, TurnStep.FOLLOW_UP})
 ANY_OPEN_STEPS = frozenset({TurnStep.PREPARE, TurnStep.ADVANCE, TurnStep.FOLLOW_UP})
+
+
+def waiting_first(s: GameState, a: Action) -> Verdict:
+    """The game waits for a decision this action does not answer."""
+    head = s.pending[0]
+    if a.player not in head.actors():
+        waiting = " and ".join(who(c) for c in head.actors())
+        return refuse(
+            Reason.NOT_YOUR_DECISION,
+            f"The game is waiting for {waiting} {head.ASKS}, not for {who(a.player)}.",
+            head.rule,
+        )
+    return refuse(
+        Reason.WRONG_STEP, f"{who(a.player)} must first answer: the game is waiting {head.ASKS}.", head.rule
+    )
+
+
+def on_turn_only(
+    during_battle: str, battle_rule: Rule, during_advance: str = "", advance_rule: Rule = Rule.R24
+) -> Callable[[GameState, Action], Verdict]:
+    """`not_now` of a move played on the player's own turn: why not during a battle, why not between a
+    redistribution and its advance, and otherwise what the game waits for."""
+
+    def not_now(s: GameState, a: Action) -> Verdict:
+        if s.battle is not None:
+            return refuse(Reason.WRONG_STEP, during_battle, battle_rule)
+        if not s.pending and s.step is TurnStep.ADVANCE:
+            return refuse(Reason.WRONG_STEP, during_advance, advance_rule)
+        return waiting_first(s, a)
+
+    return not_now

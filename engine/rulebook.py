@@ -9,6 +9,12 @@ from enum import Enum
 
 from engine.speed import identity_hash
 
+# The edition of docs/rulings.md a new game follows. A game keeps the edition it was set up with for its whole
+# life (`GameConfig.rulings`), so a game saved before a ruling changed replays exactly as it was played.
+# Edition 1: before R21 and R25 were changed (castles advanced across lakes; a battle's fracture windows held
+# only the artefacts about to apply). Edition 2: R21 and R25 as docs/rulings.md words them now.
+RULINGS = 2
+
 
 @identity_hash
 class Rule(Enum):
@@ -97,6 +103,7 @@ class Rule(Enum):
     R45 = "r45", "R45"
     R46 = "r46", "R46"
     R47 = "r47", "R47"
+    R48 = "r48", "R48"
     R83 = "r83", "R83"
 
     @classmethod

@@ -31,7 +31,7 @@ from engine.decisions import DECISION_TYPES, Decision
 from engine.errors import IllegalActionError
 from engine.moves import Move
 from engine.rulebook import Rule
-from engine.state import GameState, TurnStep
+from engine.state import GameState
 from engine.turn import ADVANCE, END_TURN, REDISTRIBUTE, SKIP_ADVANCE, layouts, settle
 from engine.verdict import Reason, Verdict, refuse, who
 from engine.work import Work
@@ -71,7 +71,12 @@ ANSWERING: dict[type[Decision], tuple[Move[Any, Any], ...]] = {
 
 
 def check(state: GameState, action: A.Action) -> Verdict:
-    """Whether `action` is legal now, and if not, why (one sentence and a citation)."""
+    """Whether `action` is legal now: a verdict with a reason code, one sentence and the rule that decided it
+    (for an accepted action too: what it does and what allows it).
+
+    One order for every action: the game over; then whether this kind of action can be played at this point
+    of the game at all, by anyone (the most specific rule against it when not); then whether it is this
+    player's to play (their turn, or the decision waits for them); then the move's own rule."""
     if state.winner is not None:
         won = ", ".join(who(c) for c in state.winner)
         return refuse(Reason.GAME_OVER, f"The game is over: {won} won.", Rule.AIM)
@@ -81,6 +86,8 @@ def check(state: GameState, action: A.Action) -> Verdict:
     move = MOVE_OF[type(action)]
     if state.pending:
         head = state.pending[0]
+        if move.answers is not type(head):
+            return move.not_now(state, action)
         if action.player not in head.actors():
             waiting = " and ".join(who(c) for c in head.actors())
             return refuse(
@@ -88,30 +95,13 @@ def check(state: GameState, action: A.Action) -> Verdict:
                 f"The game is waiting for {waiting} {head.ASKS}, not for {who(action.player)}.",
                 head.rule,
             )
-        if move.answers is not type(head):
-            return refuse(
-                Reason.WRONG_STEP,
-                f"{who(action.player)} must first answer: the game is waiting {head.ASKS}.",
-                head.rule,
-            )
         return move.check(state, action, head)
+    if state.step not in move.on_turn:
+        return move.not_now(state, action)
     if action.player is not state.current:
         return refuse(
             Reason.NOT_YOUR_TURN,
             f"It is {who(state.current)}'s turn, not {who(action.player)}'s.",
-            Rule.TURN,
-        )
-    if state.step not in move.on_turn:
-        if move.on_turn and state.step is TurnStep.ADVANCE:
-            return refuse(
-                Reason.WRONG_STEP,
-                "After redistributing, make the advance (or decline it) before playing "
-                "cards or crowns: they cannot be used between redistribution and the advance.",
-                Rule.R24,
-            )
-        return refuse(
-            Reason.WRONG_STEP,
-            f"Nothing is waiting for a {action.TYPE.replace('_', ' ')} action now.",
             Rule.TURN,
         )
     return move.check(state, action, None)

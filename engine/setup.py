@@ -15,6 +15,7 @@ from engine.catalogue import ArtefactType, CardKind, Catalogue, load_default_cat
 from engine.colours import Colour
 from engine.errors import MapError, SetupError
 from engine.gamedata import GameData
+from engine.rulebook import RULINGS, Rule
 from engine.state import ArtefactHolding, GameState, Knowledge, PlayerState
 from engine.supply import refresh_control
 from engine.turn import settle, start_turn
@@ -47,6 +48,7 @@ class GameConfig:
     first_player: Colour | None = None  # None: drawn from the seed (step 8)
     artefacts: Mapping[Colour, tuple[str, ...]] | None = None  # None: dealt from the seed (step 3)
     opening_authority: tuple[Colour, ...] = ()  # TABLE: who drew their authority card in step 7
+    rulings: int = RULINGS  # the edition of docs/rulings.md the game follows (engine.rulebook.RULINGS)
 
     @property
     def colours(self) -> tuple[Colour, ...]:
@@ -61,6 +63,7 @@ class GameConfig:
             "first_player": codec.encode(self.first_player),
             "artefacts": codec.encode(self.artefacts),
             "opening_authority": codec.encode(self.opening_authority),
+            "rulings": self.rulings,
         }
         if self.adjacency is not None:
             out["adjacency"] = codec.encode(self.adjacency)
@@ -98,6 +101,8 @@ class GameConfig:
             opening_authority=codec.decode(
                 tuple[Colour, ...], obj.get("opening_authority", []), "opening_authority"
             ),
+            # A config saved before editions were recorded follows the first one.
+            rulings=codec.decode(int, obj.get("rulings", 1), "rulings"),
         )
 
 
@@ -107,6 +112,8 @@ def _validate(config: GameConfig, catalogue: Catalogue) -> list[str]:
     n = len(colours)
     if not 2 <= n <= 6:
         problems.append(f"Medieval Mastery is for 2 to 6 players, got {n}")
+    if not 1 <= config.rulings <= RULINGS:
+        problems.append(f"rulings edition {config.rulings} is unknown (1..{RULINGS})")
     if len(set(colours)) != n:
         problems.append(f"each player needs their own colour, got {[c.value for c in colours]}")
     v = config.variant
@@ -287,7 +294,7 @@ def new_game(config: GameConfig) -> GameState:
     # Step 7: five cards each; authority drawn is played at once to draw two more.
     for c in colours:
         if full:
-            draw(w, c, OPENING_HAND, "opening hand")
+            draw(w, c, OPENING_HAND, "opening hand", Rule.OPENING_HAND)
         else:
             p = w.players[c]
             if c in config.opening_authority:

@@ -9,6 +9,7 @@ from engine.catalogue import Ability
 from engine.colours import Colour
 from engine.decisions import OptionalDiscard
 from engine.knights import gain_castle, lose_in_territory
+from engine.rulebook import Rule
 from engine.state import GameState
 from engine.variants import cut_off_knights_leave
 from engine.work import Work
@@ -48,7 +49,8 @@ def refresh_control(w: Work) -> None:
         old = w.supply.get(colour, frozenset())
         w.supply[colour] = new
         if new != old:
-            w.emit(ev.SupplyChanged(colour, tuple(sorted(new - old)), tuple(sorted(old - new))))
+            gained, lost = tuple(sorted(new - old)), tuple(sorted(old - new))
+            w.emit(ev.SupplyChanged(colour, gained, lost, rule=Rule.SUPPLY))
     if variant.cut_throat:
         cut_off_knights_leave(w)
     check_victory(w, changed)
@@ -77,20 +79,23 @@ def check_victory(w: Work, changed: set[Colour] | None = None) -> None:
                 continue
             total = sum(score_of(w, c) for c in team)
             if total >= variant.team_target(len(team)):
-                declare_winner(w, tuple(c for c in w.s.order if c in team), f"team controls {total} points")
+                team_won = tuple(c for c in w.s.order if c in team)
+                declare_winner(w, team_won, f"team controls {total} points", Rule.ALLEGIANCE)
                 return
         return
     target = variant.target
     winners = tuple(c for c in w.s.order if (changed is None or c in changed) and score_of(w, c) >= target)
     if winners:
-        declare_winner(w, winners, f"controls {target} or more points")
+        rule = Rule.SKIRMISH if variant.skirmish else Rule.AIM
+        declare_winner(w, winners, f"controls {target} or more points", rule)
 
 
-def declare_winner(w: Work, winners: tuple[Colour, ...], cause: str) -> None:
+def declare_winner(w: Work, winners: tuple[Colour, ...], cause: str, rule: Rule) -> None:
+    """The game ends at once: nothing after this point is applied (R45)."""
     w.winner = winners
     w.pending = []
     w.staged = []
-    w.emit(ev.GameWon(winners, cause))
+    w.emit(ev.GameWon(winners, cause, rule=rule))
 
 
 def conquer(w: Work, colour: Colour, territory: str) -> None:
@@ -99,25 +104,45 @@ def conquer(w: Work, colour: Colour, territory: str) -> None:
     if spec is None:
         return
     if Ability.PLACE_KNIGHT_IN_CASTLE in spec.abilities:
-        gain_castle(w, colour, 1, spec.kind.value)
+        gain_castle(w, colour, 1, spec.kind.value, Rule.PLACE_KNIGHT_ON_CONQUEST)
     if Ability.LOSE_KNIGHT in spec.abilities:
-        lose_in_territory(w, colour, territory, 1, spec.kind.value)
+        lose_in_territory(w, colour, territory, 1, spec.kind.value, rule=Rule.MARSHLANDS)
     if Ability.DISCARD_ANY_CARD in spec.abilities and w.players[colour].hand_size:
-        w.stage(OptionalDiscard(colour, spec.kind.value))
+        w.stage(OptionalDiscard(colour, spec.kind.value, conquest=True))
+
+
+def advance_route(s: Work | GameState, colour: Colour, target: str) -> tuple[str, str | None] | None:
+    """Why `colour` may advance into `target`: the place of theirs it borders and the lake it lies across
+    (None: a shared edge); None when it may not. The places: their castle, and their territories with a line
+    of supply (p.11). Lakes link the territories around them (p.2), but only from a territory: a castle by a
+    lake gives no advance across it (R21). Prefers the castle, then an edge, then territories in id order."""
+    data = s.data
+    castle = data.castle_of[colour]
+    supplied = sorted(s.supply.get(colour, frozenset()))
+    for source in (castle, *supplied):
+        if target in data.neighbours[source]:
+            return source, None
+    across = supplied if s.config.rulings >= 2 else [castle, *supplied]  # the first edition of R21
+    for source in across:
+        if target in data.reach[source] or target in data.reach_castles[source]:
+            shared = sorted(data.lakes[source] & data.lakes.get(target, frozenset()))
+            return source, (shared or sorted(data.lakes[source]))[0]
+    return None
 
 
 def advance_targets(s: GameState, colour: Colour) -> set[str]:
-    """Places `colour` may advance into: next to (or across a lake from) the castle or a supplied one."""
+    """Every place `colour` may advance into (with castle siege, rival castles too): `advance_route`'s."""
     data = s.data
     castle = data.castle_of[colour]
-    sources = [castle, *s.supply.get(colour, frozenset())]
-    out: set[str] = set()
-    for src in sources:
-        out.update(data.reach[src])
-    if s.config.variant.castle_siege:
-        owners = data.castle_owner  # a castle on the map that nobody plays from is no target
-        for src in sources:
-            out.update(k for k in data.reach_castles[src] if k != castle and k in owners)
-    return out
+    supplied = s.supply.get(colour, frozenset())
+    out: set[str] = set(data.neighbours[castle])
+    for source in supplied:
+        out.update(data.reach[source], data.reach_castles[source])
+    if s.config.rulings < 2:
+        out.update(data.reach[castle], data.reach_castles[castle])
+    owners = data.castle_owner
+    siege = s.config.variant.castle_siege
+    # A castle is a target only with castle siege, and only a castle somebody plays from (R39).
+    return {t for t in out if t in data.territories or (siege and t in owners and owners[t] is not colour)}
 
 

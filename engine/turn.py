@@ -27,11 +27,11 @@ from engine.decisions import (
     VitalityRedistribution,
 )
 from engine.knights import gain_castle
-from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move
+from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move, on_turn_only
 from engine.rulebook import Rule, Step
 from engine.state import GameState, TurnStep, dice_for
-from engine.supply import advance_targets, conquer, refresh_control
-from engine.verdict import ACCEPTED, Reason, Verdict, name_of, refuse, who
+from engine.supply import advance_route, advance_targets, conquer, refresh_control
+from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
 from engine.work import Work
 
 PLACED_EACH_TURN = 3  # step 1
@@ -62,7 +62,7 @@ STEPS_OF: dict[TurnStep, tuple[Step, ...]] = {
 
 
 def _place_knights(w: Work) -> None:
-    gain_castle(w, w.current, PLACED_EACH_TURN, "place knights")
+    gain_castle(w, w.current, PLACED_EACH_TURN, "place knights", Rule.PLACE_KNIGHTS)
 
 
 def _restore(w: Work) -> None:
@@ -79,14 +79,14 @@ def start_turn(w: Work, colour: Colour) -> None:
     w.manoeuvres = 1
     w.crown_used = False
     w.in_advance = False
-    w.emit(ev.TurnStarted(colour, w.turn))
+    w.emit(ev.TurnStarted(colour, w.turn, rule=Rule.TURN))
     AUTOMATIC_STEPS[1](w)
 
 
 def end_turn(w: Work) -> None:
     colour = w.current
     AUTOMATIC_STEPS[9](w)
-    w.emit(ev.TurnEnded(colour, w.turn))
+    w.emit(ev.TurnEnded(colour, w.turn, rule=Rule.RESTORE))
     order = w.s.order
     start_turn(w, order[(order.index(colour) + 1) % len(order)])
 
@@ -96,7 +96,9 @@ def advance(w: Work, colour: Colour, target: str, knights: int) -> None:
     w.manoeuvres -= 1
     p = w.players[colour]
     w.set_player(colour, castle=p.castle - knights)
-    w.emit(ev.Advanced(colour, target, knights))
+    route = advance_route(w, colour, target)
+    lake = None if route is None else route[1]
+    w.emit(ev.Advanced(colour, target, knights, lake, rule=Rule.ADVANCE if lake is None else Rule.LAKES))
     owner = w.data.castle_owner.get(target)
     occ = w.occ.get(target)
     if owner is not None:
@@ -104,7 +106,7 @@ def advance(w: Work, colour: Colour, target: str, knights: int) -> None:
     elif occ is None:
         w.occ[target] = (colour, knights)
         w.control_dirty.add(colour)
-        w.emit(ev.Conquered(colour, target))
+        w.emit(ev.Conquered(colour, target, rule=Rule.ADVANCE))
         conquer(w, colour, target)
     else:
         start_battle(w, colour, occ[0], target, knights, siege=False)
@@ -152,10 +154,26 @@ def _check_redistribute(s: GameState, a: A.Redistribute, d: VitalityRedistributi
     if d is None and s.manoeuvres <= 0:
         return refuse(
             Reason.NO_ADVANCE_LEFT,
-            "You have already redistributed and advanced this turn; a tactical advance card allows one more.",
+            "A redistribution comes before the advance, and this turn's advance is over: a tactical advance "
+            "card allows one more redistribution and advance.",
             Rule.REDISTRIBUTE,
         )
-    return check_layout(s, a.player, a.layout) or ACCEPTED
+    refused = check_layout(s, a.player, a.layout)
+    if refused is not None:
+        return refused
+    if d is not None:
+        return accept(
+            f"{who(a.player)} redistributes once more (Crown of Vitality); no advance follows.", Rule.R42
+        )
+    if not a.layout:
+        return accept(
+            f"{who(a.player)} leaves their knights where they are; the advance comes next.", Rule.R24
+        )
+    n = s.knights_on_map(a.player) - (s.battle.attacker_knights if s.battle else 0)
+    return accept(
+        f"{who(a.player)} redistributes their knights, {n} before and after; the advance comes next.",
+        Rule.REDISTRIBUTE,
+    )
 
 
 def _check_advance(s: GameState, a: A.Advance, _: None) -> Verdict:
@@ -163,7 +181,7 @@ def _check_advance(s: GameState, a: A.Advance, _: None) -> Verdict:
     if s.manoeuvres <= 0:
         return refuse(
             Reason.NO_ADVANCE_LEFT,
-            "You have already made your advance this turn; a tactical advance card allows one more.",
+            "This turn's advance is over (made or declined): a tactical advance card allows one more.",
             Rule.ADVANCE,
         )
     target = a.target
@@ -218,7 +236,17 @@ def _check_advance(s: GameState, a: A.Advance, _: None) -> Verdict:
                 f"{name_of(s, target)} holds at most {data.capacity[target]} knights, not {a.knights}.",
                 Rule.ADVANCE,
             )
-    if target not in advance_targets(s, a.player):
+    route = advance_route(s, a.player, target)
+    if route is None or target not in advance_targets(s, a.player):
+        castle_id = data.castle_of[a.player]
+        if target in data.reach[castle_id] or target in data.reach_castles[castle_id]:
+            lake = sorted(data.lakes[castle_id])[0]
+            return refuse(
+                Reason.NOT_ADJACENT,
+                f"{name_of(s, target)} lies across {name_of(s, lake)} from your castle, but a castle gives "
+                "no advance across a lake: that takes a territory of yours on it.",
+                Rule.R21,
+            )
         return refuse(
             Reason.NOT_ADJACENT,
             f"{name_of(s, target)} is not next to your castle or to a territory "
@@ -240,7 +268,23 @@ def _check_advance(s: GameState, a: A.Advance, _: None) -> Verdict:
             "advancing knights would need another die.",
             Rule.R22,
         )
-    return ACCEPTED
+    return _advance_accepted(s, a, route)
+
+
+def _advance_accepted(s: GameState, a: A.Advance, route: tuple[str, str | None]) -> Verdict:
+    """Why the advance may go there: the place it borders, or the lake it crosses."""
+    source, lake = route
+    knights = f"{a.knights} knight" + ("" if a.knights == 1 else "s")
+    moves = f"{who(a.player)} advances {knights} into {name_of(s, a.target)}"
+    if lake is not None:
+        return accept(
+            f"{moves}: it lies across {name_of(s, lake)} from {name_of(s, source)}, and a lake links the "
+            "territories around it.",
+            Rule.LAKES,
+        )
+    if source == s.data.castle_of[a.player]:
+        return accept(f"{moves}: it borders their castle.", Rule.ADVANCE)
+    return accept(f"{moves}: it borders {name_of(s, source)}, theirs with a line of supply.", Rule.ADVANCE)
 
 
 def _check_skip(s: GameState, a: A.SkipAdvance, _: None) -> Verdict:
@@ -250,11 +294,17 @@ def _check_skip(s: GameState, a: A.SkipAdvance, _: None) -> Verdict:
             "There is no advance to decline: you have not just redistributed.",
             Rule.ADVANCE,
         )
-    return ACCEPTED
+    return accept(f"{who(a.player)} makes no advance after the redistribution.", Rule.R24)
 
 
 def _check_end(s: GameState, a: A.EndTurn, _: None) -> Verdict:
-    return ACCEPTED
+    order = s.order
+    nxt = order[(order.index(a.player) + 1) % len(order)]
+    return accept(
+        f"{who(a.player)} ends the turn: their artefacts destroyed on an earlier turn are restored, and "
+        f"{who(nxt)} places three knights.",
+        Rule.RESTORE,
+    )
 
 
 def _redistribute(w: Work, a: A.Redistribute, d: VitalityRedistribution | None) -> None:
@@ -264,7 +314,7 @@ def _redistribute(w: Work, a: A.Redistribute, d: VitalityRedistribution | None) 
             w.set_player(a.player, castle=n)
         else:
             w.occ[loc] = (a.player, n)
-    w.emit(ev.Redistributed(a.player, a.layout))
+    w.emit(ev.Redistributed(a.player, a.layout, rule=Rule.REDISTRIBUTE if d is None else Rule.R42))
     if d is not None:  # the Crown of Vitality's: not a manoeuvre (R42)
         w.pending.pop(0)
     else:
@@ -278,7 +328,7 @@ def _advance(w: Work, a: A.Advance, _: None) -> None:
 def _skip(w: Work, a: A.SkipAdvance | A.EndTurn, _: None) -> None:
     w.in_advance = False
     w.manoeuvres -= 1
-    w.emit(ev.AdvanceDeclined(a.player))
+    w.emit(ev.AdvanceDeclined(a.player, rule=Rule.R24))
 
 
 def _end(w: Work, a: A.EndTurn, _: None) -> None:
@@ -481,10 +531,31 @@ def _end_options(s: GameState, _: None) -> Iterator[A.EndTurn]:
     yield A.EndTurn(s.current)
 
 
+_AFTER_THE_BATTLE = "The battle must be fought to its end first; then the attacking player's turn goes on."
+
 REDISTRIBUTE = Move(
-    A.Redistribute, _check_redistribute, _redistribute, _redistribute_options, answers=VitalityRedistribution,
+    A.Redistribute,
+    _check_redistribute,
+    _redistribute,
+    _redistribute_options,
+    on_turn_only(
+        "Knights cannot be redistributed during a battle.",
+        Rule.REDISTRIBUTE,
+        "You have just redistributed: make your advance, or decline it, first.",
+        Rule.R24,
+    ),
+    answers=VitalityRedistribution,
     on_turn=OPEN_STEPS,
 )
-SKIP_ADVANCE = Move(A.SkipAdvance, _check_skip, _skip, _skip_options, on_turn=ANY_OPEN_STEPS)
-ADVANCE = Move(A.Advance, _check_advance, _advance, _advance_options, on_turn=ANY_OPEN_STEPS)
-END_TURN = Move(A.EndTurn, _check_end, _end, _end_options, on_turn=ANY_OPEN_STEPS)
+SKIP_ADVANCE = Move(
+    A.SkipAdvance, _check_skip, _skip, _skip_options, on_turn_only(_AFTER_THE_BATTLE, Rule.BATTLE_9),
+    on_turn=ANY_OPEN_STEPS,
+)
+ADVANCE = Move(
+    A.Advance, _check_advance, _advance, _advance_options, on_turn_only(_AFTER_THE_BATTLE, Rule.BATTLE_9),
+    on_turn=ANY_OPEN_STEPS,
+)
+END_TURN = Move(
+    A.EndTurn, _check_end, _end, _end_options, on_turn_only(_AFTER_THE_BATTLE, Rule.BATTLE_9),
+    on_turn=ANY_OPEN_STEPS,
+)

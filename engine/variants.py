@@ -11,6 +11,7 @@ from engine import events as ev
 from engine.colours import Colour
 from engine.decisions import DicePurpose, DiceRoll
 from engine.knights import lose_in_territory
+from engine.rulebook import Rule
 from engine.state import combat_scores, defender_knights
 from engine.work import Work
 
@@ -52,8 +53,8 @@ def cut_off_knights_leave(w: Work) -> None:
     for t, (c, k) in list(w.occ.items()):
         if t in w.data.territories and t not in w.supply[c] and (b is None or b.territory != t):
             del w.occ[t]
-            w.emit(ev.KnightsLost(c, t, k, "cut-throat"))
-            w.emit(ev.ControlLost(c, t))
+            w.emit(ev.KnightsLost(c, t, k, "cut-throat", rule=Rule.CUT_THROAT))
+            w.emit(ev.ControlLost(c, t, rule=Rule.CUT_THROAT))
 
 
 def support_players(w: Work, starter: Colour) -> tuple[Colour, ...]:
@@ -87,9 +88,10 @@ def mayhem_roll(w: Work, values: tuple[int, ...]) -> bool:
     (R38: the new winner keeps every knight). True when nobody has a knight left there: the battle ends."""
     b = w.battle
     assert b is not None and b.winner is not None
+    decided = combat_scores(w, b)  # the scores that made them the winner, before the dice cost them knights
     ones = sum(1 for v in values if v == 1)
     if ones:
-        lose_in_territory(w, b.winner, b.territory, ones, "mayhem")
+        lose_in_territory(w, b.winner, b.territory, ones, "mayhem", rule=Rule.MAYHEM)
     b = w.battle
     assert b is not None and b.winner is not None
     left = b.attacker_knights if b.winner is b.attacker else defender_knights(w, b)
@@ -100,8 +102,7 @@ def mayhem_roll(w: Work, values: tuple[int, ...]) -> bool:
     if other_left == 0:
         w.set_battle(winner=None, margin=0, ended_early=True)
         return True
-    a, d = combat_scores(w, b)
     new_loser = b.winner
     w.set_battle(winner=new_winner, margin=0)
-    w.emit(ev.BattleResult(new_winner, new_loser, a, d, 0, "mayhem"))
+    w.emit(ev.BattleResult(new_winner, new_loser, *decided, 0, "mayhem", rule=Rule.R38))
     return False

@@ -92,7 +92,12 @@ class Verdict:
         return cls(bool(obj["ok"]), Reason(obj["reason"]), str(obj["sentence"]), rule)
 
 
-ACCEPTED = Verdict(True, Reason.OK, "Accepted.", None)
+ACCEPTED = Verdict(True, Reason.OK, "Accepted.", None)  # a camera reading that matched (engine.scenario)
+
+
+def accept(sentence: str, rule: Rule) -> Verdict:
+    """An accepted action: what it does, and the rule that allows it."""
+    return Verdict(True, Reason.OK, sentence, rule)
 
 
 def refuse(reason: Reason, sentence: str, rule: Rule) -> Verdict:

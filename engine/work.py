@@ -6,9 +6,12 @@ that changes a Work re-validates player input.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine import events as ev
 from engine.colours import Colour
 from engine.decisions import Decision
+from engine.rulebook import Rule
 from engine.speed import Owned, build
 from engine.state import Battle, GameState, Knowledge, PlayerState, combat_scores
 
@@ -73,6 +76,10 @@ class Work:
     def occupants(self) -> dict[str, tuple[Colour, int]]:
         return self.occ
 
+    @property
+    def config(self) -> Any:
+        return self.s.config
+
     def view(self) -> GameState:
         """A read-only snapshot of the work in progress (for scores and checks mid-application). The Work goes
         on with copies of its containers, so later changes never reach the snapshot."""
@@ -89,11 +96,11 @@ class Work:
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
 
-    def emit_scores(self, cause: str) -> None:
-        """Both combat scores of the battle, after `cause` changed them."""
+    def emit_scores(self, cause: str, rule: Rule) -> None:
+        """Both combat scores of the battle, after `cause` changed them by `rule`."""
         assert self.battle is not None
         a, d = combat_scores(self, self.battle)
-        self.emit(ev.CombatScore(a, d, cause))
+        self.emit(ev.CombatScore(a, d, cause, rule=rule))
 
     def stage(self, *items: Decision) -> None:
         """Decisions to wait for, before what was already waiting (`flush` puts them in front)."""

@@ -10,7 +10,7 @@ from engine.colours import Colour
 from engine.events import Event
 from engine.rules import apply, check
 from engine.setup import GameConfig, PlayerConfig, Variant, position
-from engine.state import GameState, Knowledge
+from engine.state import GameState, Knowledge, Need
 
 R, B, Y, G, W, K = Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN, Colour.WHITE, Colour.BLACK
 
@@ -163,6 +163,16 @@ def refused(state: GameState, action: A.Action) -> Any:
     assert not verdict.ok, f"{action} was accepted"
     assert verdict.sentence and verdict.citation
     return verdict
+
+
+def pass_fracture_windows(state: GameState) -> tuple[GameState, list[Event]]:
+    """Everyone passes in the fracture windows open now (R25: a battle's window holds both sides' sceptres
+    or orbs, so whoever might hold a fracture card is asked)."""
+    events: list[Event] = []
+    while state.pending and state.pending[0].need is Need.FRACTURE:
+        state, evs = apply(state, A.PassFractureRound(state.pending[0].actors()[0]))
+        events.extend(evs)
+    return state, events
 
 
 def of(events: Sequence[Event], kind: type) -> list[Any]:

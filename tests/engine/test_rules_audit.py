@@ -39,6 +39,7 @@ from tests.engine.helpers import (
     finish,
     game,
     of,
+    pass_fracture_windows,
     play,
     refused,
 )
@@ -663,6 +664,7 @@ def test_table_no_conflict_card_is_refused_when_the_hand_must_hold_one():
     discards = {R: ("C09", "C10", "C11", "C12", "C13", "C14", AUTHORITY), B: PUBLIC}
     s = table(occupants={"T25": (B, 2)}, discards=discards)
     s, _ = play(s, A.Advance(R, "T25", 3))
+    s, _ = pass_fracture_windows(s)  # R25: both sceptres are at stake
     v = refused(s, A.PlayConflict(R, None))
     assert v.reason is Reason.MUST_PLAY_CONFLICT and v.citation == "R46"
     assert A.PlayConflict(R, None) not in legal_actions(s) and A.PlayConflict(B, None) in legal_actions(s)

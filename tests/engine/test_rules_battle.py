@@ -294,7 +294,8 @@ def test_order_of_battle_7_fracture_on_an_orb_negates_it():
         hands={R: (FIVE,), B: (TWO,), Y: (FRACTURE,)},
         artefacts={R: (ART["vitality"], ART["loyalty"], ART["brutality"])},
     )
-    s, _ = play(s, A.Advance(R, "T25", 6), A.PlayConflict(R, FIVE), A.PlayConflict(B, TWO))
+    # R25: yellow may fracture either sceptre too (neither applies here), and passes.
+    s, _ = play(s, A.Advance(R, "T25", 6), A.PassFracture(Y), A.PlayConflict(R, FIVE), A.PlayConflict(B, TWO))
     assert s.battle is not None and s.battle.stage is BattleStage.ORBS
     assert s.pending[0].targets == (ART["brutality"], ART["devotion"]) and s.pending[0].players == (Y,)
     s, events = play(s, A.PlayFracture(Y, ART["brutality"]))

@@ -20,6 +20,7 @@ from tests.engine.helpers import (
     R,
     game,
     of,
+    pass_fracture_windows,
     play,
     refused,
 )
@@ -52,6 +53,7 @@ def test_table_battle_draw_asks_about_authority_and_conflict_cards_are_declared(
     assert s.pending[0].need is Need.AUTHORITY and s.pending[0].actor is R
     s, _ = play(s, A.DeclareAuthority(R, True))
     assert s.players[R].hand_size == 6 and AUTHORITY in s.players[R].discard_ids()
+    s, _ = pass_fracture_windows(s)  # R25: both sceptres are at stake
     assert s.pending[0].need is Need.CONFLICT
     s, _ = play(s, A.PlayConflict(R, FIVE))
     assert refused(s, A.PlayConflict(R, THREE)).reason is Reason.NOT_YOUR_DECISION
@@ -79,8 +81,8 @@ def test_table_random_discard_is_declared_and_checked():
     s, _ = play(s, A.Advance(R, "T25", 2))
     while s.pending[0].need is Need.AUTHORITY:
         s, _ = play(s, A.DeclareAuthority(s.pending[0].actor, False))
-    assert s.pending[0].need is Need.FRACTURE  # blue might hold a fracture card: asked (R25)
-    s, _ = play(s, A.PassFracture(B))
+    assert s.pending[0].need is Need.FRACTURE  # either might hold a fracture card: asked (R25)
+    s, _ = play(s, A.PassFracture(R), A.PassFracture(B))
     assert s.pending[0].need is Need.RANDOM_DISCARD and s.pending[0].actor is B
     assert refused(s, A.DiscardRandom(B, PLUS1)).reason is Reason.CARD_CANNOT_BE_HELD
     s, _events = play(s, A.DiscardRandom(B, PLUS2))

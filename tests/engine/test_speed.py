@@ -34,9 +34,10 @@ CLASSES = [*A.ACTION_TYPES.values(), *E.EVENT_TYPES.values(), *DECISION_TYPES.va
 @pytest.mark.parametrize("cls", CLASSES, ids=[c.__name__ for c in CLASSES])
 def test_the_faster_init_keeps_the_dataclass_signature(cls: type) -> None:
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    fields = dataclasses.fields(cls)
+    fields = sorted(dataclasses.fields(cls), key=lambda f: f.kw_only)  # keyword-only ones come last
     assert [p.name for p in params] == [f.name for f in fields]
     for p, f in zip(params, fields, strict=True):
+        assert (p.kind is inspect.Parameter.KEYWORD_ONLY) == f.kw_only
         if f.default is not dataclasses.MISSING:
             assert p.default == f.default
         elif f.default_factory is dataclasses.MISSING:
