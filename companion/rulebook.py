@@ -57,8 +57,9 @@ SECTIONS: tuple[Section, ...] = (
         "Fracture",
         8,
         "Destroys another player's artefact and cancels its effect. Usable on your own turn outside "
-        "redistribution and advancing, when a crown is announced (asked from its owner clockwise), and just "
-        "before sceptres or orbs apply in a battle (asked from the attacker clockwise, everyone included).",
+        "redistribution and advancing, when a crown is announced (asked from its owner clockwise), and in a "
+        "battle just before sceptres or orbs apply, on any sceptre or orb of either side (asked from the "
+        "attacker clockwise, everyone included).",
     ),
     Section(
         "crowns",
@@ -88,8 +89,9 @@ SECTIONS: tuple[Section, ...] = (
         "Make an advance",
         11,
         "Once per turn (twice with tactical advance): move knights from your castle into a territory you do "
-        "not hold that touches your castle or a supplied territory of yours; lakes link every territory "
-        "around them. Up to the capacity. Empty territory: you conquer it. Held by a rival: battle.",
+        "not hold that touches your castle or a supplied territory of yours; a supplied territory of yours "
+        "on a lake also reaches every territory around that lake, your castle does not. Up to the capacity. "
+        "Empty territory: you conquer it. Held by a rival: battle.",
     ),
     Section(
         "battle",
