@@ -706,14 +706,16 @@ class DiceRoller:
         if message.session != session:  # the device is in another session: see to ours at once
             self._check_session.set()
             return
-        try:
-            transport.send(Ack(message.seq, session))  # ACK every copy, repeats included
-        except HardwareError as exc:
-            log.warning("dice roller on %s: cannot ACK %r: %s", self.port_name, message, exc)
         with self._cond:
             deliver, dropped = window.receive(message.seq)
             self._counts["button_rolls" if deliver else "button_duplicates"] += 1
             self._counts["button_dropped"] += dropped
+        # ACK every copy, repeats included; a repeat means our ACK was lost, so that one goes twice: the
+        # device moves on to its next event only once an ACK arrives.
+        try:
+            transport.write(encode_frame(Ack(message.seq, session)) * (1 if deliver else 2))
+        except HardwareError as exc:
+            log.warning("dice roller on %s: cannot ACK %r: %s", self.port_name, message, exc)
         if dropped:
             self._emit_dropped(dropped)
         if deliver:

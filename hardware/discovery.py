@@ -1,7 +1,9 @@
 """Finding rollers: list serial ports by USB vendor/product id, then confirm each with a HELLO handshake.
 
-A port is a roller only if it answers HELLO in protocol version 1; a USB id alone is not enough (every
-MicroPython board on a Pico shares one), so `discover` never reports a board running something else.
+A port is a roller only if it answers HELLO in protocol version 2; a USB id alone is not enough (every
+MicroPython board on a Pico shares one), so `discover` never reports a board running something else. A roller
+that speaks another protocol version is not one `find_roller` can use, but it says so, naming both versions,
+rather than "no dice roller found".
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hardware.client import DeviceInfo, DiceRoller
-from hardware.errors import DeviceNotFoundError, HardwareError
+from hardware.errors import DeviceNotFoundError, HardwareError, VersionMismatchError
 
 log = logging.getLogger(__name__)
 
@@ -60,18 +62,31 @@ def discover(
     make_roller: Callable[[str], DiceRoller] | None = None,
 ) -> list[DeviceInfo]:
     """Every matching port that answers HELLO, with what it said. Ports that do not answer are skipped."""
+    return _survey(usb_ids, timeout, comports, make_roller)[0]
+
+
+def _survey(
+    usb_ids: Iterable[tuple[int, int]],
+    timeout: float,
+    comports: Callable[[], Sequence[Any]],
+    make_roller: Callable[[str], DiceRoller] | None,
+) -> tuple[list[DeviceInfo], list[VersionMismatchError]]:
+    """The rollers found, and the ones that speak another protocol version."""
     if make_roller is None:
         make_roller = _probe_roller
     found: list[DeviceInfo] = []
+    mismatched: list[VersionMismatchError] = []
     for candidate in candidate_ports(usb_ids, comports):
         roller = make_roller(candidate.device)
         try:
             found.append(roller.open(timeout))
+        except VersionMismatchError as exc:
+            mismatched.append(exc)
         except HardwareError as exc:
             log.info("%s (%s) is not a dice roller: %s", candidate.device, candidate.description, exc)
         finally:
             roller.close()
-    return found
+    return found, mismatched
 
 
 def find_roller(
@@ -80,11 +95,14 @@ def find_roller(
     comports: Callable[[], Sequence[Any]] = _system_ports,
     make_roller: Callable[[str], DiceRoller] | None = None,
 ) -> str:
-    """The port of the first roller found; `DeviceNotFoundError` naming the ports tried when there is none."""
+    """The port of the first roller found; `VersionMismatchError` when the only rollers speak another protocol
+    version; `DeviceNotFoundError` naming the ports tried when there is none."""
     ids = list(usb_ids)
-    found = discover(ids, timeout, comports, make_roller)
+    found, mismatched = _survey(ids, timeout, comports, make_roller)
     if found:
         return found[0].port
+    if mismatched:
+        raise mismatched[0]
     tried = [c.device for c in candidate_ports(ids, comports)]
     wanted = ", ".join(f"{vid:04x}:{pid:04x}" for vid, pid in ids)
     raise DeviceNotFoundError(

@@ -23,7 +23,7 @@ from .rng import Dice
 STALE_MS = 200
 RESEND_MS = 300
 MAX_SENDS = 10
-EVENT_QUEUE = 4
+EVENT_QUEUE = 8
 SESSIONS = 4
 RECORDS = 4  # answers kept per session; the newest is always among them
 WINDOW = 0x8000  # a session rolls seqs 1..WINDOW-1 past its HELLO_REQ's seq, each once, in increasing order

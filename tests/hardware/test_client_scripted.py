@@ -435,7 +435,7 @@ def button_events(roller: DiceRoller, count: int) -> list[DiceEvent]:
 def test_button_rolls_are_acked_every_time_and_reported_once() -> None:
     press = ButtonRoll(0x0100, S1, (4, 1))
     ack = frame(Ack(0x0100, S1))
-    port = ScriptedPort([*handshake(), Step(ack), Step(ack)])
+    port = ScriptedPort([*handshake(), Step(ack), Step(ack * 2)])  # a repeat: our ACK was lost, so twice
     roller = roller_for(port)
     roller.open()
     port.inject(encode_frame(press))
@@ -452,7 +452,7 @@ def test_button_rolls_are_acked_every_time_and_reported_once() -> None:
 def test_a_gap_in_button_seqs_is_reported_as_dropped_button_rolls() -> None:
     """Issue 24, defect 6: the device's dropped events never reached the app. Its events are numbered
     consecutively from the HELLO's floor, so a gap is events the device dropped."""
-    acks = [Step(frame(Ack(seq, S1))) for seq in (0x0100, 0x0103, 0x0100)]
+    acks = [Step(frame(Ack(0x0100, S1))), Step(frame(Ack(0x0103, S1))), Step(frame(Ack(0x0100, S1)) * 2)]
     port = ScriptedPort([*handshake(floor=0x0100), *acks])
     roller = roller_for(port)
     roller.open()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,20 @@ def test_no_roller_is_device_not_found_naming_the_ports_tried() -> None:
         find_roller(timeout=0.2, comports=lambda: ports)
     with pytest.raises(DeviceNotFoundError, match="tried none"):
         find_roller(timeout=0.2, comports=lambda: [])
+
+
+def test_a_roller_of_another_protocol_version_is_named_not_just_not_found() -> None:
+    from hardware import VersionMismatchError
+
+    class OldRoller(DiceRoller):
+        def open(self, timeout: float | None = None) -> Any:
+            raise VersionMismatchError("roller on 'x' speaks protocol version 1; we speak 2", 1, 2)
+
+    ports = [FakePortInfo("/dev/ttyACM7", *PICO)]
+    with pytest.raises(VersionMismatchError, match="version 1"):
+        find_roller(timeout=0.2, comports=lambda: ports, make_roller=lambda p: OldRoller(p, keepalive=None))
+    assert discover(timeout=0.2, comports=lambda: ports,
+                    make_roller=lambda p: OldRoller(p, keepalive=None)) == []
 
 
 def test_the_system_port_list_can_be_read() -> None:
