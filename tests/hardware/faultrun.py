@@ -264,7 +264,8 @@ def button_run(presses: int, corrupt: float, log: Path, *, every: float = 2.5, s
                "--presses", str(presses))
     start = time.monotonic()
     with simulator(*options, log=log) as sim:
-        roller = DiceRoller(sim.port, on_event=got.append, attempt_timeout=0.02, hello_timeout=60.0)
+        roller = DiceRoller(sim.port, on_event=got.append, attempt_timeout=0.005, max_attempt_timeout=0.01,
+                            hello_timeout=60.0)
         roller.open()
         deadline = time.monotonic() + presses * every + 30
         while time.monotonic() < deadline:
