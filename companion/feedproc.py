@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion.lifetime import ctrl_c_ignored_by_children
 from companion.services import FeedStatus
 
 PREVIEW_WIDTH = 960
@@ -47,10 +48,11 @@ def _child(
 
     import cv2
 
-    from companion.lifetime import die_with_parent
+    from companion.lifetime import die_with_parent, ignore_ctrl_c
 
     parent = mp.parent_process()
     die_with_parent(parent.pid if parent is not None else None)  # a killed app leaves no camera behind
+    ignore_ctrl_c()
     with contextlib.suppress(OSError, AttributeError):
         os.nice(5)  # the window comes first: readings may wait a frame, taps may not
 
@@ -196,7 +198,8 @@ class ProcessFeed:
             daemon=True,
             name="seneschal-camera",
         )
-        self._proc.start()
+        with ctrl_c_ignored_by_children():
+            self._proc.start()
         child.close()
         self._status, self._text = FeedStatus.STARTING, "starting the camera process"
         on_status(self._status, self._text)

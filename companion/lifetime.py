@@ -10,11 +10,13 @@ paths apply.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 _PR_SET_PDEATHSIG = 1
@@ -44,11 +46,34 @@ def die_with_parent(parent_pid: int | None = None, sig: int = signal.SIGTERM) ->
 
 def tied_to_us(cmd: list[str]) -> list[str]:
     """`cmd` run so that it dies with this process (Linux): through `python -m companion.lifetime`, which asks
-    for the signal and then becomes `cmd` (exec keeps the request). No `preexec_fn`, which is unsafe in a
-    process with threads. The kernel ties the signal to the creating THREAD: start it from the main thread."""
+    for the signal, leaves the terminal (its own process group, so Ctrl-C reaches only the app, which ends its
+    children in order; standard input from /dev/null) and then becomes `cmd` (exec keeps all that). No
+    `preexec_fn`, which is unsafe in a process with threads. The kernel ties the signal to the creating
+    THREAD: start it from the main thread."""
     if _prctl() is None:
         return list(cmd)
     return [sys.executable, "-m", "companion.lifetime", str(os.getpid()), "--", *cmd]
+
+
+def ignore_ctrl_c() -> None:
+    """In a child process: Ctrl-C in the terminal reaches every process of the group, but only the app should
+    act on it (it stops its children in order, or they die with it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def ctrl_c_ignored_by_children() -> Iterator[None]:
+    """Processes started inside start with Ctrl-C ignored (exec keeps an ignored signal ignored, and Python
+    then installs no KeyboardInterrupt for it), so a Ctrl-C during their start-up imports prints nothing.
+    Only the main thread can change a signal's handling; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def exit_on_sigterm() -> None:
@@ -68,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m companion.lifetime PARENT_PID -- CMD [ARGS...]", file=sys.stderr)
         return 2
     die_with_parent(int(args[0]))
+    os.setpgid(0, 0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
     try:
         os.execvp(args[2], args[2:])
     except OSError as exc:

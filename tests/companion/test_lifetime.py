@@ -101,11 +101,12 @@ def test_die_with_parent_sees_a_parent_already_gone() -> None:
     assert proc.returncode == -signal.SIGTERM
 
 
-def _demo(tmp_path: Path) -> subprocess.Popen[str]:
+def _demo(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
     env = dict(os.environ, KIVY_HOME=str(tmp_path / "kivy"), HOME=str(tmp_path))
     return subprocess.Popen(
-        [sys.executable, "-m", "companion.cli", "demo", "--no-camera", "--size", "640x400"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+        [sys.executable, "-m", "companion.cli", "demo", "--size", "640x400", *extra],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own process group, as in a terminal
     )
 
 
@@ -113,7 +114,7 @@ def _demo(tmp_path: Path) -> subprocess.Popen[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_killed_demo_leaves_no_process_behind(tmp_path: Path, sig: signal.Signals) -> None:
-    demo = _demo(tmp_path)
+    demo = _demo(tmp_path, "--no-camera")
     try:
         assert _wait(lambda: any("firmware.sim" in c for c in _children(demo.pid).values()), 60), (
             "the demo did not start its dice simulator"
@@ -129,3 +130,24 @@ def test_a_killed_demo_leaves_no_process_behind(tmp_path: Path, sig: signal.Sign
         if demo.poll() is None:
             demo.kill()
             demo.wait()
+
+
+@linux_only
+@pytest.mark.slow
+def test_ctrl_c_ends_the_demo_and_its_camera_quietly(tmp_path: Path) -> None:
+    """Ctrl-C reaches the terminal's whole process group: the app stops, its children follow, nobody prints
+    a traceback."""
+    demo = _demo(tmp_path)
+    try:
+        assert _wait(lambda: len(_children(demo.pid)) >= 2, 60), _children(demo.pid)  # simulator and camera
+        kids = list(_children(demo.pid))
+        time.sleep(1.0)
+        os.killpg(demo.pid, signal.SIGINT)
+        _out, err = demo.communicate(timeout=30)
+        assert demo.returncode == 130, err
+        assert "Traceback" not in err, err[-3000:]
+        assert _wait(lambda: not any(_alive(k) for k in kids), 10)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
