@@ -7,6 +7,8 @@ id; `hardware.rolls` holds `Roll`, `RollSource` and the device-less rollers. Imp
 itself (pyserial only).
 """
 
+import logging
+
 from hardware.client import DiceRoller, LinkStats
 from hardware.discovery import discover, find_roller
 from hardware.errors import (
@@ -60,3 +62,6 @@ __all__ = [
     "find_roller",
     "typed_roll",
 ]
+
+# A library's log records are the application's to show: none reach stderr unless it configures logging.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
