@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.hexgrid import Hex
-from vision.artefacts import looks_like_a_code
+from vision.artefacts import card_region, looks_like_a_code
 from vision.errors import FrameError, TagRejection
 from vision.geometry import PlaneFit, apply_homography, fit_plane
 from vision.hexfit import (
@@ -982,9 +982,9 @@ def _cards_by_look(  # noqa: PLR0917
     # the tiles read and the cells next to them (tiles unread, dice): cards lie beside the map
     avoid = [plane.to_image(fit.lattice.corners((e.x, e.y))) for e in estimates.values()]
     avoid += [plane.to_image(fit.lattice.corners(fit.lattice.centre(c))) for c in _beside(solution, [])]
-    avoid += [_card_of(t.corners) for t in [*cards.values(), *found.values()]]
+    avoid += [card_region(t.corners) for t in [*cards.values(), *found.values()]]
     for place in candidates(gray, pose, avoid, most=CARD_LOOKS, edges=edges):
-        if not looks_like_a_code(gray, _square_at(pose, place, 1.2 * CODE_MM)):
+        if not looks_like_a_code(gray, pose.square(place, 1.2 * CODE_MM)):
             continue  # no paper white and ink black there: not worth naming (dice, card art, a hand)
         named = recognise(gray, pose, place, [a for a in ids if a not in found])
         if named is not None:
@@ -1008,19 +1008,6 @@ def _cards_where_they_were(
         if got is not None and got.seen:
             found[aid] = TagDetection(tag.payload, got.corners, tag.backend)
     return found
-
-
-def _square_at(pose: Pose, centre: tuple[float, float], side_mm: float) -> FloatArray:
-    """A square of the table plane around `centre`, in the image."""
-    h = side_mm / 2
-    x, y = centre
-    return pose.to_image(np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]]))
-
-
-def _card_of(corners: FloatArray) -> FloatArray:
-    """Roughly a card's outline around its code (places inside it are explained by the code)."""
-    c = corners.mean(axis=0)
-    return np.asarray(c + (corners - c) * 3.3, np.float64)
 
 
 def _boxes_of_lost_cards(

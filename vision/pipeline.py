@@ -512,11 +512,10 @@ class TableReader:
         """The stable map, and `view`'s tiles in its numbering (`align_tiles`: only those it can place).
         A frame that shares no tile with the stable map places none; after `hold_frames` such frames in a
         row, each with two tiles or more, another table has taken this one's place: its map becomes the stable
-        one, as the first table's did. With a map confirmed, the map is the confirmed one: a frame shows which
-        of its tiles are in view, never where they lie."""
+        one, as the first table's did. With a map confirmed, every frame's map is the confirmed one: a frame
+        never says where a tile lies, and a tile hidden in it is still there."""
         if self._confirmed is not None:
-            seen = set(view.tiles.values())
-            return dict(self._confirmed), {h: t for h, t in self._confirmed.items() if t in seen}
+            return dict(self._confirmed), dict(self._confirmed)
         stable = dict(self.stabilizer.current().tiles)
         shared = set(view.tiles.values()) & set(stable.values())
         if not stable or shared or len(view.tiles) < 2:

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.artefacts import card_region, looks_like_a_code
 from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.geometry import apply_homography, fit_plane
 from vision.qr import Backend, DecodeResult, IgnoredCode, TagDetection, decode_tags, to_gray
@@ -54,7 +55,7 @@ LOOK_AROUND_EVERY = 6  # ... and after those, one frame in this many
 CELL_MODULE_PX = 4.5  # px per module of a lattice cell warped to be searched for a tile's first sticker
 CELL_SEARCHES = 2  # cells of unplaced tiles searched per frame at most
 CARD_SEARCH_MODULES = 3  # a card known face up is looked for this far from where it lay
-CARD_TRIES = 3  # places beside the map that look like a code, named per frame at most
+CARD_TRIES = 8  # places beside the map that look like a code, named per frame at most
 CARD_RETRY_FRAMES = 45  # a place that named nothing is not tried again for this many frames
 CARD_PLACE_MM = 20.0  # two places this near are one
 SHARPNESS_PROBE = 0.3  # a known code correlating this well is there to measure the frame's sharpness on
@@ -213,7 +214,7 @@ class TrackedReader:
         if not ids:
             return {}
         avoid = [pose.to_image(self.map.outline(t)) for t in self.map.places]
-        avoid += [_grown(q) for q in cards.values()]
+        avoid += [card_region(q) for q in cards.values()]
         found: dict[str, FloatArray] = {}
         tries = 0
         for place in candidates(gray, pose, avoid):
@@ -221,6 +222,8 @@ class TrackedReader:
                 break
             if any(math.dist(place, p) < CARD_PLACE_MM for p in self._barren):
                 continue
+            if not looks_like_a_code(gray, pose.square(place, 1.2 * CODE_MM)):
+                continue  # no paper white and ink black there: not worth naming (dice, card art, a hand)
             tries += 1
             named = recognise(gray, pose, place, [a for a in ids if a not in found])
             if named is None:
@@ -232,13 +235,6 @@ class TrackedReader:
 
 def _tiles(decoded: DecodeResult) -> list[TagDetection]:
     return [t for t in decoded.tags if t.payload.kind is not TagKind.ARTEFACT]
-
-
-def _grown(quad: FloatArray) -> FloatArray:
-    """A code's outline grown to its card's (roughly): places inside it are explained by the code."""
-    q = np.asarray(quad, np.float64)
-    c = q.mean(axis=0)
-    return np.asarray(c + (q - c) * 3.3, np.float64)
 
 
 def _decode_whole(gray: Image, backend: Backend) -> DecodeResult:

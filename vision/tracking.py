@@ -278,6 +278,12 @@ class Pose:
     def to_table(self, px: FloatArray) -> FloatArray:
         return apply_homography(self.image_to_table, px)
 
+    def square(self, centre: tuple[float, float], side_mm: float) -> FloatArray:
+        """A square of the table plane around `centre` (mm), in the image."""
+        h = side_mm / 2
+        x, y = centre
+        return self.to_image(np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]]))
+
 
 # --- looking for known codes ------------------------------------------------------------------------------
 
