@@ -9,8 +9,8 @@ timings. A video or folder is read frame by frame, every frame in order, with th
 `--every` prints one JSON line per frame, otherwise only the last frame's result. `--show` writes the last
 frame annotated with tiles, hex coordinates, dice and counts.
 
-Exit codes: 0 a table was read; 1 the input was read but holds no table (no signal, no tags); 2 bad input
-(missing or unreadable file, bad calibration, bad arguments), with the reason on stderr.
+Exit codes: 0 a table was read; 1 the input was read but holds no table (no signal, no tags, too blurred to
+read); 2 bad input (missing or unreadable file, bad calibration, bad arguments), with the reason on stderr.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import cv2
 from vision.errors import CalibrationError, VisionError
 from vision.sources import IMAGE_SUFFIXES, CameraWorker, SourceError, Status, open_source
 
-NO_TABLE = frozenset({Status.NO_SIGNAL, Status.NO_TAGS, Status.CORRUPTED_FRAME})
+NO_TABLE = frozenset({Status.NO_SIGNAL, Status.NO_TAGS, Status.CORRUPTED_FRAME, Status.BLURRED})
 
 
 class _Parser(argparse.ArgumentParser):
