@@ -157,3 +157,29 @@ def test_previews_are_drawn_when_asked_not_for_every_frame(monkeypatch: pytest.M
     assert drawn == []
     assert feed.latest_preview() is not None and feed.latest_preview() is not None
     assert drawn == [1]  # once per frame, however often asked
+
+
+def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reaches_the_reader() -> None:
+    from engine.hexgrid import Hex
+    from engine.reading import TableReading
+    from vision.sources import Frame, Status
+
+    confirmed: list[Any] = []
+
+    class Reader:
+        def confirm_map(self, tiles: Any) -> None:
+            confirmed.append(dict(tiles))
+
+        def read(self, image: Any, index: int) -> Any:
+            return SimpleNamespace(reading=TableReading(), status=Status.BLURRED, message="the picture is blurred")
+
+    feed = VisionFeed(object(), Reader(), annotate=False)
+    posted: list[tuple[FeedStatus, str]] = []
+    feed._on_status = lambda st, text: posted.append((st, text))
+    feed.confirm_map({(0, 0): "T01", (1, -1): "K2"})
+    assert confirmed == []  # passed on by the camera's own thread, before its next frame
+    result = feed._process(Frame(np.zeros((8, 8, 3), np.uint8), 0, 0.0))
+    assert confirmed == [{Hex(0, 0): "T01", Hex(1, -1): "K2"}]
+    update = SimpleNamespace(status=Status.OK, message="frame 0", result=result, fresh=True)
+    feed._update(update)
+    assert posted == [(FeedStatus.RUNNING, "the picture is blurred")]
