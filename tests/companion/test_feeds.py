@@ -171,7 +171,8 @@ def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reac
             confirmed.append(dict(tiles))
 
         def read(self, image: Any, index: int) -> Any:
-            return SimpleNamespace(reading=TableReading(), status=Status.BLURRED, message="the picture is blurred")
+            blurred = "the picture is blurred"
+            return SimpleNamespace(reading=TableReading(), status=Status.BLURRED, message=blurred)
 
     feed = VisionFeed(object(), Reader(), annotate=False)
     posted: list[tuple[FeedStatus, str]] = []
