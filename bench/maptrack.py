@@ -33,11 +33,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Run as a script, this folder is sys.path[0] and its vision.py would shadow the vision package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bench.vision import machine_speed_ms  # noqa: E402
 from vision.mapreader import read_map, same_layout  # noqa: E402
 from vision.pipeline import TableReader, align_tiles  # noqa: E402
 from vision.sources import Status  # noqa: E402
@@ -192,21 +195,6 @@ def blur_rows(n: int, seed: int, sizes: list[str]) -> None:
         for mode in ("alone", "tracked"):
             cells = " ".join(f"{pct(*counts[mode, k]):>9}" for k in KINDS)
             print(f"{size:<6} {mode:<8} {cells} {n:>7}", flush=True)
-
-
-def machine_speed_ms() -> float:
-    """The dice finder's time on a fixed view, best of 5 (as `bench/vision.py` prints it): a shared machine's
-    speed swings, so a run's times say little without it."""
-    from vision.dice import network_maps
-
-    view = np.random.default_rng(0).integers(0, 256, (896, 1024, 3), np.uint8)
-    network_maps(view)
-    times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        network_maps(view)
-        times.append((time.perf_counter() - t0) * 1000.0)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> int:
