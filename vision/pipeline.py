@@ -363,10 +363,12 @@ class TableReader:
             ids = list(layout.values())
             if not ids or len(set(ids)) != len(ids):
                 raise MapConflictError([f"a map names each tile once, got {sorted(ids)!r}"])
+            self.stabilizer.set_tiles(layout)
+            if self._tracked is not None and placed is None and dict(self._tracked.map.tiles) == layout:
+                return self.map_mode  # the same map confirmed again (a game resumed): it is placed already
             self._confirmed = layout
             self._tracked = None
             self._conflict = ""
-            self.stabilizer.set_tiles(layout)
             self._previous = None  # the next frame is read whole
             self._watch.reset()
             if placed is not None:
