@@ -10,13 +10,20 @@ sticker).
 
 The table frame is then turned so that its x axis runs along the image's x axis at the centre of the codes:
 a fixed camera gives the same table frame from frame to frame, whichever codes are visible.
+
+A tablet's or webcam's lens bends straight lines (barrel distortion): a point at radius r from the frame's
+middle (over half its diagonal) is seen where a pinhole would show it at r (1 + k1 r^2) (`Lens`). With
+enough codes spread over the frame (`LENS_CODES`, radii apart by `LENS_SPREAD`), k1 is fitted with the plane
+(one more parameter of the same least squares) and kept when it explains the codes clearly better
+(`LENS_GAIN`); the plane then maps undistorted pixels, and `PlaneFit.to_table` / `to_image` undo and redo
+the lens.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -27,23 +34,73 @@ from vision.tags import CODE_MM
 FloatArray = npt.NDArray[np.float64]
 
 _TEMPLATE = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])  # TL, TR, BR, BL (y down)
+LENS_CODES = 8  # codes needed to fit the lens's distortion
+LENS_SPREAD = 0.35  # ... whose radii (over half the frame's diagonal) span at least this
+LENS_RMS_MM = 0.38  # codes fitting a pinhole this well need no lens (a pinhole's frames: 0.28-0.33 mm)
+LENS_GAIN = 0.85  # a lens is kept when it brings the codes' corner residual under this share of none's
+LENS_STEPS = 9  # golden-section steps over k1
+LENS_MAX_K1 = 0.35  # ... and bends no more than this (a wider value is a bad fit, not a lens)
+
+
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """Radial (barrel) distortion about the frame's middle: a pinhole's point at radius r_u is seen at r_d
+    with r_u = r_d (1 + k1 r_d^2), radii over `radius` px (half the frame's diagonal). k1 = 0: a pinhole."""
+
+    k1: float = 0.0
+    centre: tuple[float, float] = (0.0, 0.0)
+    radius: float = 1.0
+
+    @staticmethod
+    def of_frame(k1: float, size: tuple[int, int]) -> Lens:
+        w, h = size
+        return Lens(k1, (w / 2.0, h / 2.0), math.hypot(w / 2.0, h / 2.0))
+
+    def undistort(self, pts: FloatArray) -> FloatArray:
+        """Seen (distorted) image px -> where a pinhole camera would show them."""
+        p = np.asarray(pts, np.float64).reshape(-1, 2)
+        if self.k1 == 0.0:
+            return p
+        c = np.asarray(self.centre, np.float64)
+        d = (p - c) / self.radius
+        r2 = np.sum(d * d, axis=1, keepdims=True)
+        return np.asarray(c + (p - c) * (1.0 + self.k1 * r2), np.float64)
+
+    def distort(self, pts: FloatArray) -> FloatArray:
+        """Pinhole image px -> where the lens shows them (Newton on r_d (1 + k1 r_d^2) = r_u)."""
+        p = np.asarray(pts, np.float64).reshape(-1, 2)
+        if self.k1 == 0.0:
+            return p
+        c = np.asarray(self.centre, np.float64)
+        u = (p - c) / self.radius
+        ru = np.sqrt(np.sum(u * u, axis=1))
+        rd = ru.copy()
+        for _ in range(6):
+            rd -= (rd * (1.0 + self.k1 * rd * rd) - ru) / (1.0 + 3.0 * self.k1 * rd * rd)
+        scale = np.where(ru > 1e-12, rd / np.maximum(ru, 1e-12), 1.0)[:, None]
+        return np.asarray(c + (p - c) * scale, np.float64)
+
+
+PINHOLE = Lens()
 
 
 @dataclass(frozen=True, slots=True)
 class PlaneFit:
-    """Image <-> table (mm) homographies and how well the codes agree with them."""
+    """Image <-> table (mm) homographies (between undistorted pixels and the table: see `lens`) and how well
+    the codes agree with them."""
 
     image_to_table: FloatArray
     table_to_image: FloatArray
     rms_mm: float  # corner residual over the inlier codes
     inliers: tuple[int, ...]  # indices of the codes used
     outliers: tuple[int, ...]
+    lens: Lens = PINHOLE
 
     def to_table(self, pts: FloatArray) -> FloatArray:
-        return apply_homography(self.image_to_table, pts)
+        return apply_homography(self.image_to_table, self.lens.undistort(pts))
 
     def to_image(self, pts: FloatArray) -> FloatArray:
-        return apply_homography(self.table_to_image, pts)
+        return self.lens.distort(apply_homography(self.table_to_image, pts))
 
     def px_per_mm(self, x_mm: float, y_mm: float) -> float:
         """Image pixels per table millimetre around a table point."""
@@ -176,14 +233,72 @@ def fit_plane(
     *,
     outlier_mm: float = 3.0,
     initial: FloatArray | None = None,
+    frame: tuple[int, int] | None = None,
+    lens: Lens | None = None,
 ) -> PlaneFit | None:
     """The table plane from codes' image corners (each 4x2, TL/TR/BR/BL); None without any code.
 
     `initial` (an image -> table homography, e.g. the previous frame's) starts the search when it explains
-    the codes better than the affine start: a fixed camera then converges in a step or two."""
+    the codes better than the affine start: a fixed camera then converges in a step or two. `lens`: the
+    camera's distortion, when known (a previous fit's); else, with `frame` (width, height), it is fitted when
+    the codes allow (module docstring)."""
     if len(corner_sets) == 0:
         return None
-    quads = np.stack([np.asarray(c, np.float64).reshape(4, 2) for c in corner_sets])
+    raw = np.stack([np.asarray(c, np.float64).reshape(4, 2) for c in corner_sets])
+    if lens is None and frame is not None:
+        plain = _fit_undistorted(raw, code_mm, outlier_mm, initial)
+        lens = _fit_lens(raw, code_mm, frame, plain)
+        if lens.k1 == 0.0:
+            return plain
+    lens = lens if lens is not None else PINHOLE
+    undistorted = lens.undistort(raw.reshape(-1, 2)).reshape(-1, 4, 2)
+    fitted = _fit_undistorted(undistorted, code_mm, outlier_mm, initial)
+    return replace(fitted, lens=lens)
+
+
+def _fit_lens(raw: FloatArray, code_mm: float, frame: tuple[int, int], plain: PlaneFit) -> Lens:
+    """The lens the codes say, or a pinhole when they cannot say: too few codes or too close together, codes
+    that fit a pinhole well already (`LENS_RMS_MM`), or no clear gain (`LENS_GAIN`)."""
+    guess = Lens.of_frame(0.0, frame)
+    radii = np.linalg.norm(raw.mean(axis=1) - np.asarray(guess.centre), axis=1) / guess.radius
+    if len(raw) < LENS_CODES or float(radii.max() - radii.min()) < LENS_SPREAD:
+        return PINHOLE
+    if plain.rms_mm < LENS_RMS_MM:
+        return PINHOLE
+    keep = raw[list(plain.inliers)]
+
+    def cost(k1: float) -> float:
+        return _lens_cost(keep, code_mm, Lens.of_frame(k1, frame))
+
+    # golden-section search over k1 (one dimension, one minimum over the range a lens can have)
+    lo, hi = -0.05, LENS_MAX_K1
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = cost(a), cost(b)
+    for _ in range(LENS_STEPS):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = cost(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = cost(b)
+    k1, best = (a, fa) if fa < fb else (b, fb)
+    if best > LENS_GAIN**2 * float(np.mean(_residuals(plain.image_to_table, keep, code_mm) ** 2)):
+        return PINHOLE
+    return Lens.of_frame(float(k1), frame)
+
+
+def _lens_cost(quads: FloatArray, code_mm: float, lens: Lens) -> float:
+    und = lens.undistort(quads.reshape(-1, 2)).reshape(-1, 4, 2)
+    h = _levenberg_marquardt(_metric_affine(und, code_mm), und, code_mm, iters=8)
+    return float(np.mean(_residuals(h, und, code_mm) ** 2))
+
+
+def _fit_undistorted(
+    quads: FloatArray, code_mm: float, outlier_mm: float, initial: FloatArray | None
+) -> PlaneFit:
     h = _metric_affine(quads, code_mm)
     if initial is not None and np.all(np.isfinite(initial)):
         start = np.asarray(initial, np.float64)

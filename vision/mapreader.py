@@ -47,7 +47,7 @@ import numpy.typing as npt
 from engine.hexgrid import Hex
 from vision.artefacts import card_region, looks_like_a_code
 from vision.errors import FrameError, TagRejection
-from vision.geometry import PlaneFit, apply_homography, fit_plane
+from vision.geometry import LENS_CODES, PINHOLE, Lens, PlaneFit, apply_homography, fit_plane
 from vision.hexfit import (
     Lattice,
     LatticeFit,
@@ -152,8 +152,10 @@ class MapReading:
     hexes: dict[str, Hex] = field(default_factory=dict)
     tile_polygons: dict[str, FloatArray] = field(default_factory=dict)  # 6x2 image px, each tile's outline
     tile_centres: dict[str, tuple[float, float]] = field(default_factory=dict)  # image px
-    homography: FloatArray | None = None  # image px -> table mm
-    table_to_image: FloatArray | None = None  # table mm -> image px
+    homography: FloatArray | None = None  # image px (undistorted by `lens`) -> table mm
+    table_to_image: FloatArray | None = None  # table mm -> image px (to distort by `lens`)
+    lens: Lens = PINHOLE  # the camera's distortion, as the codes said it (`vision.geometry`)
+    lens_settled: bool = False  # fitted on enough codes (or given by an earlier frame): later frames keep it
     lattice: Lattice | None = None
     hex_size_mm: float = TILE_ACROSS_FLATS_MM / math.sqrt(3.0)
     hex_size_px: float = 0.0  # centre-to-corner in the image, near the map's centre
@@ -192,8 +194,19 @@ class MapReading:
             return None
         if not self.hexes:
             return None
-        centre = self.lattice.centre(hx)
-        return apply_homography(self.table_to_image, self.lattice.corners(centre))
+        return self.to_image(self.lattice.corners(self.lattice.centre(hx)))
+
+    def to_table(self, px: FloatArray) -> FloatArray:
+        """Image px -> table mm (the plane must be known: `homography`)."""
+        if self.homography is None:
+            raise ValueError("a map reading without a table plane maps no pixel to the table")
+        return apply_homography(self.homography, self.lens.undistort(px))
+
+    def to_image(self, mm: FloatArray) -> FloatArray:
+        """Table mm -> image px (the plane must be known: `table_to_image`)."""
+        if self.table_to_image is None:
+            raise ValueError("a map reading without a table plane maps no table point to the image")
+        return self.lens.distort(apply_homography(self.table_to_image, mm))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -276,7 +289,8 @@ def read_map(
     module = float(np.median([t.module_px for t in first.tags])) if first.tags else 0.0
     busy = _Busy(gray) if refine else None
     initial = previous.homography if previous is not None and warm else None
-    solution = _solve(tile_tags, initial)
+    lens = _Lensing(previous if previous is not None and previous.frame_size == size else None, size)
+    solution = lens.solve(tile_tags, initial)
     if warm:
         need_more = len(prev_ids & found_ids) < 0.5 * len(prev_ids)
     elif busy is None or solution is None:
@@ -299,7 +313,7 @@ def read_map(
             timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
         tile_tags = _merge(tile_tags, more_tiles)
         if len(more_tiles) or solution is None:
-            solution = _solve(tile_tags, initial if solution is None else solution[0].image_to_table)
+            solution = lens.solve(tile_tags, initial if solution is None else solution[0].image_to_table)
 
     # zxing's crops are always sharpened; zbar's only in a frame where it read no tile unsharpened (blur
     # across 2 px modules: sharpening every frame's crops costs sharp codes theirs). Enlarged as far as zbar's
@@ -314,7 +328,7 @@ def read_map(
         timings["escalate_ms"] = (time.perf_counter() - t0) * 1000.0
         if more_tiles:
             tile_tags = _merge(tile_tags, more_tiles)
-            solution = _solve(tile_tags, initial)
+            solution = lens.solve(tile_tags, initial)
 
     # refine at full resolution where the lattice expects stickers we did not read; a tile found this way
     # makes its own neighbours worth a look, so repeat (each spot is tried once)
@@ -354,7 +368,7 @@ def read_map(
             tile_tags = new_tiles
             if not grew:  # only second stickers of tiles already placed: the fit stands
                 break
-            solution = _solve(tile_tags, solution[0].image_to_table if solution else None)
+            solution = lens.solve(tile_tags, solution[0].image_to_table if solution else None)
             if solution is None:
                 break
         # last tries: cells that look like a tile with stickers but gave no code (blur across 2 px
@@ -371,7 +385,7 @@ def read_map(
                 if not more_tiles:
                     break
                 tile_tags = _merge(tile_tags, more_tiles)
-                solution = _solve(tile_tags, solution[0].image_to_table)
+                solution = lens.solve(tile_tags, solution[0].image_to_table)
         timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
         if solution is not None and (time.perf_counter() - start) * 1000.0 <= budget:
             t0 = time.perf_counter()
@@ -425,6 +439,8 @@ def read_map(
         tile_centres=reading["centres"],
         homography=plane.image_to_table,
         table_to_image=plane.table_to_image,
+        lens=plane.lens,
+        lens_settled=lens.settled,
         lattice=reading["lattice"],
         hex_size_mm=reading["lattice"].hex_size,
         hex_size_px=reading["hex_size_px"],
@@ -472,8 +488,8 @@ def _places_as_before(tag: TagDetection, previous: MapReading) -> bool:
     centre = previous.tile_centres.get(tag.payload.id)
     if centre is None or previous.homography is None:
         return False
-    placed, _turn = _tile_centre(apply_homography(previous.homography, tag.corners))
-    before = apply_homography(previous.homography, np.array([centre], np.float64))[0]
+    placed, _turn = _tile_centre(previous.to_table(tag.corners))
+    before = previous.to_table(np.array([centre], np.float64))[0]
     return float(np.linalg.norm(placed - before)) <= STILL_NEW_MM
 
 
@@ -604,10 +620,35 @@ def _merge(old: list[TagDetection], new: list[TagDetection]) -> list[TagDetectio
 _Solution = tuple[PlaneFit, dict[str, TileEstimate], LatticeFit, list[str], set[str]]
 
 
-def _solve(tile_tags: Sequence[TagDetection], initial: FloatArray | None = None) -> _Solution | None:
+class _Lensing:
+    """A frame's lens: an earlier frame's, when it settled one; else fitted with the plane (`fit_plane`),
+    once, on the first fit with enough codes, and kept for the frame's later fits."""
+
+    def __init__(self, previous: MapReading | None, size: tuple[int, int]) -> None:
+        self.size = size
+        self.lens: Lens | None = previous.lens if previous is not None and previous.lens_settled else None
+
+    @property
+    def settled(self) -> bool:
+        return self.lens is not None
+
+    def solve(self, tile_tags: Sequence[TagDetection], initial: FloatArray | None) -> _Solution | None:
+        solution = _solve(tile_tags, initial, lens=self.lens, frame=self.size)
+        if solution is not None and self.lens is None and len(tile_tags) >= LENS_CODES:
+            self.lens = solution[0].lens
+        return solution
+
+
+def _solve(
+    tile_tags: Sequence[TagDetection],
+    initial: FloatArray | None = None,
+    *,
+    lens: Lens | None = None,
+    frame: tuple[int, int] | None = None,
+) -> _Solution | None:
     if not tile_tags:
         return None
-    plane = fit_plane([t.corners for t in tile_tags], CODE_MM, initial=initial)
+    plane = fit_plane([t.corners for t in tile_tags], CODE_MM, initial=initial, lens=lens, frame=frame)
     if plane is None:
         return None
     problems: list[str] = []
@@ -974,7 +1015,7 @@ def _cards_by_look(  # noqa: PLR0917
     named among the cards' ids (`vision.recognise`, `CARD_LOOKS` places at most). A card's code at 45 degrees
     and more is too small to decode (1.3-1.6 px a module at 1080p) but not to recognise."""
     plane, estimates, fit, _problems, _unsure = solution
-    pose = Pose.of(plane.image_to_table)
+    pose = Pose.of(plane.image_to_table, plane.lens)
     found = {} if previous is None else _cards_where_they_were(gray, previous, cards)
     ids = [a for a in _CARD_IDS if a not in cards and a not in found and (known is None or a in known)]
     if not ids:
@@ -1003,7 +1044,7 @@ def _cards_where_they_were(
     for aid, tag in previous.cards.items():
         if aid in cards:
             continue
-        mm = apply_homography(previous.homography, tag.corners)
+        mm = previous.to_table(tag.corners)
         got = sight(gray, KnownSticker(aid, mm), tag.corners, 3)
         if got is not None and got.seen:
             found[aid] = TagDetection(tag.payload, got.corners, tag.backend)

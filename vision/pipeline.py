@@ -73,7 +73,7 @@ from vision.artefacts import ArtefactObservation, ArtefactTracker
 from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
 from vision.changes import ChangeWatch
-from vision.geometry import apply_homography, mean_radius
+from vision.geometry import mean_radius
 from vision.knights import (
     DiceReader,
     KnightsReading,
@@ -372,8 +372,7 @@ class TableReader:
             self._previous = None  # the next frame is read whole
             self._watch.reset()
             if placed is not None:
-                pose = None if self._last_reading is None else self._last_reading.homography
-                self._track(placed, pose)
+                self._track(placed, self._last_reading)
             else:
                 self._adopt(self._last_reading)
             return self.map_mode
@@ -395,13 +394,16 @@ class TableReader:
         except MapConflictError as exc:
             self._conflict = str(exc)
             return
-        self._track(placed, reading.homography)
+        self._track(placed, reading)
 
-    def _track(self, placed: TableMap, homography: Any) -> None:
+    def _track(self, placed: TableMap, reading: Any) -> None:
+        """Track `placed` from `reading`'s pose (a `MapReading`; None: the first frame's codes find it)."""
         from vision.qr import Backend
 
         backend = self.backend if isinstance(self.backend, Backend) else Backend.ZXING
-        pose = None if homography is None else Pose.of(np.asarray(homography, np.float64))
+        pose = None
+        if reading is not None and reading.homography is not None:
+            pose = Pose.of(np.asarray(reading.homography, np.float64), reading.lens)
         self._tracked = TrackedReader(placed, pose, backend)
         self._tracked.know_cards(self.artefacts.positions())
         self._conflict = ""
@@ -857,9 +859,8 @@ def default_map_reader(backend: Any = None) -> MapReader:
 
 def _tile_stickers(reading: Any) -> list[tuple[str, FloatArray]]:
     """A map reading's tile stickers on its table plane (mm): those it was fitted to and those it read."""
-    h = np.asarray(reading.homography, np.float64)
     tags = [*reading.anchor, *reading.tags]
-    return [(t.id, apply_homography(h, t.corners)) for t in tags if not t.id.startswith("A")]
+    return [(t.id, reading.to_table(t.corners)) for t in tags if not t.id.startswith("A")]
 
 
 def tracked_view(frame: TrackedFrame, placed: TableMap) -> MapView:

@@ -140,7 +140,7 @@ def _patch(  # noqa: PLR0917
     """The table square `centre` +- `half` (mm), turned by `turn` (radians), warped to `n` x `n` px."""
     return np.asarray(
         cv2.warpPerspective(
-            gray, pose.table_to_image @ _crop_to_table(centre, half, n, turn), (n, n),
+            gray, pose.local(_crop_to_table(centre, half, n, turn), n), (n, n),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
         ),
         np.float32,

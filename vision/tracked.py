@@ -144,11 +144,11 @@ class TrackedReader:
             if cold.homography is None:
                 return None
             codes = [(t.id, t.corners) for t in cold.tags if t.payload.kind is not TagKind.ARTEFACT]
-            return np.asarray(cold.homography, np.float64), codes
-        plane = fit_plane([t.corners for t in tiles], CODE_MM)
+            return cold.to_table, codes
+        plane = fit_plane([t.corners for t in tiles], CODE_MM, lens=self.pose.lens)
         if plane is None:
             return None
-        return plane.image_to_table, [(t.id, t.corners) for t in tiles]
+        return plane.to_table, [(t.id, t.corners) for t in tiles]
 
     def _search_cells(self, gray: Image) -> list[str]:
         """Tiles of the map none of whose stickers was ever found (`CELL_SEARCHES` a frame, those searched
@@ -260,7 +260,7 @@ def read_rectified(
     crop_to_table = np.array(
         [[1 / ppm, 0.0, cx - half_mm + 0.5 / ppm], [0.0, 1 / ppm, cy - half_mm + 0.5 / ppm], [0.0, 0.0, 1.0]]
     )
-    crop_to_image = pose.table_to_image @ crop_to_table
+    crop_to_image = pose.local(crop_to_table, n)
     crop = cv2.warpPerspective(
         gray, crop_to_image, (n, n), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_CONSTANT, borderValue=255,

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
@@ -42,7 +42,7 @@ import numpy.typing as npt
 from engine.hexgrid import Hex
 from vision.blur import module_px
 from vision.errors import VisionError
-from vision.geometry import apply_homography
+from vision.geometry import PINHOLE, Lens, apply_homography
 from vision.hexfit import Lattice, align_numbering, renumbered, rotate60
 from vision.tags import (
     CODE_MM,
@@ -262,21 +262,32 @@ def _distinct(quads: Sequence[FloatArray]) -> list[FloatArray]:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Pose:
-    """The camera's pose over the table plane: image px <-> table mm."""
+    """The camera's pose over the table plane: image px <-> table mm, through the camera's lens (the
+    homographies map undistorted pixels: `vision.geometry.Lens`)."""
 
     image_to_table: FloatArray
     table_to_image: FloatArray
+    lens: Lens = PINHOLE
 
     @staticmethod
-    def of(image_to_table: FloatArray) -> Pose:
+    def of(image_to_table: FloatArray, lens: Lens = PINHOLE) -> Pose:
         h = np.asarray(image_to_table, np.float64)
-        return Pose(h, np.asarray(np.linalg.inv(h), np.float64))
+        return Pose(h, np.asarray(np.linalg.inv(h), np.float64), lens)
 
     def to_image(self, mm: FloatArray) -> FloatArray:
-        return apply_homography(self.table_to_image, mm)
+        return self.lens.distort(apply_homography(self.table_to_image, mm))
 
     def to_table(self, px: FloatArray) -> FloatArray:
-        return apply_homography(self.image_to_table, px)
+        return apply_homography(self.image_to_table, self.lens.undistort(px))
+
+    def local(self, crop_to_table: FloatArray, n: int) -> FloatArray:
+        """The homography from an n x n crop of the table plane (`crop_to_table`: crop px -> mm) to the image:
+        exact through a pinhole, and the lens's local shape within a small crop (its corners mapped)."""
+        if self.lens.k1 == 0.0:
+            return np.asarray(self.table_to_image @ crop_to_table, np.float64)
+        box = np.array([[0.0, 0.0], [n - 1.0, 0.0], [n - 1.0, n - 1.0], [0.0, n - 1.0]])
+        image = self.to_image(apply_homography(crop_to_table, box)).astype(np.float32)
+        return np.asarray(cv2.getPerspectiveTransform(box.astype(np.float32), image), np.float64)
 
     def square(self, centre: tuple[float, float], side_mm: float) -> FloatArray:
         """A square of the table plane around `centre` (mm), in the image."""
@@ -416,7 +427,8 @@ class Tracked:
         return [s for s in self.sightings if s.seen]
 
 
-Relocation = tuple[FloatArray, Sequence[tuple[str, FloatArray]]]  # (image -> its own table mm, codes read)
+# a cold reading's own plane (image px -> its table mm) and the tile codes it read (id, image corners)
+Relocation = tuple[Callable[[FloatArray], FloatArray], Sequence[tuple[str, FloatArray]]]
 
 
 class MapTracker:
@@ -484,8 +496,8 @@ class MapTracker:
         if moved is None:
             return Track.HELD, sightings
         wide = self._look(gray, moved, WIDE_SEARCH_MODULES)
-        refitted = _fit_pose(wide)
-        pose = Pose.of(refitted) if refitted is not None else moved
+        refitted = _fit_pose(wide, moved.lens)
+        pose = Pose.of(refitted, moved.lens) if refitted is not None else moved
         again = self._look(gray, pose, SEARCH_MODULES)
         if self._lost(again):
             return Track.HELD, sightings
@@ -494,10 +506,10 @@ class MapTracker:
 
     def _refine(self, gray: Image, sightings: list[Sighting]) -> tuple[Track, list[Sighting]]:
         """The codes found say the pose drifted: fit it to them, and look again."""
-        refitted = _fit_pose(sightings)
+        refitted = _fit_pose(sightings, self.pose.lens)
         if refitted is None:
             return Track.KEPT, sightings
-        pose = Pose.of(refitted)
+        pose = Pose.of(refitted, self.pose.lens)
         again = self._look(gray, pose, SEARCH_MODULES)
         if self._lost(again):
             return Track.KEPT, sightings
@@ -546,7 +558,7 @@ class MapTracker:
         with the current pose (a hand over the map), or do not agree on any (too few read)."""
         if relocation is None:
             return None
-        homography, codes = relocation
+        to_own_table, codes = relocation
         by_id: dict[str, list[KnownSticker]] = {}
         for k in self.map.stickers:
             by_id.setdefault(k.id, []).append(k)
@@ -555,7 +567,7 @@ class MapTracker:
             return None
         if self._placed and 3 * _agreeing(self.pose, read, by_id) >= 2 * len(read):
             return None
-        own = [(tid, apply_homography(homography, px), px) for tid, px in read]
+        own = [(tid, to_own_table(px), px) for tid, px in read]
         best: list[tuple[FloatArray, FloatArray]] = []
         for tid, mm, _px in own:
             for k in by_id[tid]:
@@ -565,10 +577,11 @@ class MapTracker:
                     best = pairs
         if len({tuple(np.round(t[0].mean(axis=0))) for t in best}) < 2:
             return None  # one code alone vouches for nothing
-        image = np.vstack([p for p, _k in best])
+        lens = self.pose.lens  # the camera's own: a moved camera keeps its lens
+        image = lens.undistort(np.vstack([p for p, _k in best]))
         table = np.vstack([k for _p, k in best])
         fitted, _mask = cv2.findHomography(image, table, 0)
-        return None if fitted is None else Pose.of(np.asarray(fitted, np.float64))
+        return None if fitted is None else Pose.of(np.asarray(fitted, np.float64), lens)
 
 
 def _agreeing(
@@ -627,13 +640,13 @@ def _median_offset(sightings: Sequence[Sighting]) -> float:
     return float(np.median(offsets)) if offsets else 0.0
 
 
-def _fit_pose(sightings: Sequence[Sighting]) -> FloatArray | None:
-    """The homography (image -> table) the anchors agree on: RANSAC over their corners, then least squares
-    over the codes all of whose corners agree."""
+def _fit_pose(sightings: Sequence[Sighting], lens: Lens) -> FloatArray | None:
+    """The homography (undistorted image -> table) the anchors agree on: RANSAC over their corners, then
+    least squares over the codes all of whose corners agree."""
     anchors = [s for s in sightings if s.anchor]
     if len(anchors) < POSE_STICKERS:
         return None
-    image = np.vstack([s.corners for s in anchors]).astype(np.float64)
+    image = lens.undistort(np.vstack([s.corners for s in anchors]).astype(np.float64))
     table = np.vstack([s.sticker.corners for s in anchors]).astype(np.float64)
     fitted, mask = cv2.findHomography(image, table, cv2.RANSAC, RANSAC_MM)
     if fitted is None or mask is None:

@@ -107,3 +107,29 @@ def test_lattice_assigns_shifted_turned_tiles(seed: int) -> None:
         if all(rot(truth[t] - truth[ref]) == fit.hexes[t] - fit.hexes[ref] for t in truth):
             ok = True
     assert ok
+
+
+@pytest.mark.parametrize("k1", [0.0, 0.1, 0.18])
+def test_a_lens_bending_the_codes_is_fitted_with_the_plane(
+    tilted: tuple[np.ndarray, object], k1: float
+) -> None:
+    """Codes seen through a barrel lens (`Lens`), corners as a decoder gives them (half a pixel off):
+    fitted with the frame's size, the plane says the lens and places the table as a pinhole would; a
+    pinhole's codes get no lens."""
+    from vision.geometry import Lens
+
+    _image, truth = tilted
+    lens = Lens.of_frame(k1, (1920, 1080))
+    rng = np.random.default_rng(1)
+    tags = truth.tags  # type: ignore[attr-defined]
+    seen = [lens.distort(t.corners) + rng.normal(0.0, 0.5, (4, 2)) for t in tags]
+    plane = fit_plane(seen, CODE_MM, frame=(1920, 1080))
+    assert plane is not None
+    assert abs(plane.lens.k1 - k1) < 0.02, plane.lens
+    ids = sorted(truth.tile_centres)  # type: ignore[attr-defined]
+    img = np.array([truth.tile_centres[i] for i in ids])  # type: ignore[attr-defined]
+    true_mm = apply_homography(np.linalg.inv(truth.homography), img)  # type: ignore[attr-defined]
+    ours = plane.to_table(lens.distort(img))
+    assert np.abs(_pairwise(true_mm) - _pairwise(ours)).max() < 3.0
+    assert np.allclose(plane.to_image(ours), lens.distort(img), atol=1e-4)
+    assert np.allclose(lens.undistort(lens.distort(img)), img, atol=1e-6)
