@@ -62,13 +62,14 @@ class CatalogueBox:
         return []
 
     def print_stickers(self) -> str:
+        """Write the sticker sheet (PDF) of the box as saved next to the box file; returns its path. The same
+        sheet as `seneschal tags OUT --catalogue BOX`, made by calling vision's writer directly."""
         import importlib
 
         sheet = importlib.import_module("vision.sheet")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         out = self.data_dir / "stickers.pdf"
-        code = sheet.main([str(out)] + (["--box", str(self.box_path)] if self.box_path.exists() else []))
-        if code:
-            raise RuntimeError(f"seneschal tags exited with {code}")
+        sheet.write_sheet(out, self.catalogue())
         return str(out)
 
     # ---------------------------------------------------------------------------------- dice colours

@@ -172,7 +172,10 @@ class DemoDriver:
         from engine.state import DiceSource
 
         self.rolling = False
-        self.app.dice.record(result)
+        from companion.services import OptionKind
+
+        roll = next((o for o in self.session.options() if o.kind is OptionKind.ROLL), None)
+        self.app.dice.record(result, action.player, roll.label if roll is not None else "")
         src = DiceSource.DEVICE if result.source.startswith("device") else DiceSource.SCREEN
         self.session.apply(RollDice(action.player, tuple(result.values), src))
         self.app.after_move()

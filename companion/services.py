@@ -87,6 +87,26 @@ class BattleView:
 
 
 @dataclass(frozen=True, slots=True)
+class BattleOutcome:
+    """How the last battle ended, for the summary after it (cards as shown, knights lost and retreated)."""
+
+    territory: str
+    territory_name: str
+    attacker: Colour
+    defender: Colour
+    winner: Colour | None  # None: nobody (e.g. both lost their last knights in the arena)
+    attacker_score: int
+    defender_score: int
+    margin: int = 0
+    attacker_card: str = ""
+    defender_card: str = ""
+    lost: tuple[tuple[Colour, int], ...] = ()  # knights lost in the battle, per player
+    retreated: tuple[tuple[Colour, int], ...] = ()
+    conquered: bool = False
+    index: int = 0  # actions applied when it ended
+
+
+@dataclass(frozen=True, slots=True)
 class TableSnapshot:
     """Everything the table screen shows, derived from one engine state."""
 
@@ -99,6 +119,8 @@ class TableSnapshot:
     battle: BattleView | None = None
     winner: tuple[Colour, ...] = ()
     index: int = 0  # number of applied actions
+    hands_in_app: bool = False  # the app holds the cards (no real ones): hands are private on screen
+    last_battle: BattleOutcome | None = None  # set right after the action that ended a battle
 
     def player(self, colour: Colour) -> PlayerView:
         for p in self.players:

@@ -22,6 +22,7 @@ from companion.i18n import Translator
 from companion.presenters.newgame import MapSource, NewGameConfig
 from companion.services import (
     ArtefactView,
+    BattleOutcome,
     BattleView,
     Discrepancy,
     EventLine,
@@ -270,6 +271,56 @@ class EngineSession:
             battle=self._battle(s),
             winner=tuple(s.winner or ()),
             index=len(self.actions),
+            hands_in_app=getattr(s.config.knowledge, "value", "") == "full",
+            last_battle=self._last_battle(),
+        )
+
+    def _last_battle(self) -> BattleOutcome | None:
+        """The battle the last action ended, from its events (None when the last action ended none)."""
+        n = len(self.actions)
+        if not n or not any(e.TYPE == "battle_ended" for e in self.events[-1]):
+            return None
+        cached = self._cache.get("last_battle")
+        if cached is not None and cached[0] == n:
+            return cached[1]  # type: ignore[no-any-return]
+        start = next(
+            (i for i in range(n - 1, -1, -1) if any(e.TYPE == "battle_started" for e in self.events[i])), 0
+        )
+        outcome = self._outcome([e for evs in self.events[start:] for e in evs], n)
+        self._cache["last_battle"] = (n, outcome)
+        return outcome
+
+    def _outcome(self, events: list[Any], index: int) -> BattleOutcome | None:
+        started = next((e for e in events if e.TYPE == "battle_started"), None)
+        ended = next((e for e in reversed(events) if e.TYPE == "battle_ended"), None)
+        if ended is None or started is None:
+            return None
+        territory, attacker, defender = ended.territory, started.attacker, started.defender
+        result = next((e for e in reversed(events) if e.TYPE == "battle_result"), None)
+        reveal = next((e for e in reversed(events) if e.TYPE == "conflict_revealed"), None)
+        lost: dict[Colour, int] = {}
+        retreated: dict[Colour, int] = {}
+        for e in events:
+            if e.TYPE == "knights_lost" and e.location == territory:
+                lost[e.player] = lost.get(e.player, 0) + e.count
+            elif e.TYPE == "retreated":
+                retreated[e.player] = retreated.get(e.player, 0) + e.count
+        d = self.describe
+        return BattleOutcome(
+            territory,
+            d.place(territory),
+            attacker,
+            defender,
+            ended.winner,
+            result.attacker_score if result is not None else 0,
+            result.defender_score if result is not None else 0,
+            result.margin if result is not None else 0,
+            d.card(reveal.attacker_card) if reveal is not None else "",
+            d.card(reveal.defender_card) if reveal is not None else "",
+            tuple(lost.items()),
+            tuple(retreated.items()),
+            any(e.TYPE == "conquered" and e.territory == territory for e in events),
+            index,
         )
 
     def _step(self, s: Any) -> int:
@@ -342,7 +393,7 @@ class EngineSession:
 
     def options(self) -> list[Option]:
         """Cached per position: several presenters ask after every move."""
-        key = ("options", len(self.actions), id(self.state))
+        key = ("options", len(self.actions), id(self.state), self.tr.lang)
         if self._cache.get("options", (None,))[0] != key:
             self._cache["options"] = (key, self._options_now())
         return list(self._cache["options"][1])

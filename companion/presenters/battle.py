@@ -1,17 +1,23 @@
 """The battle wizard: the 9-step order of battle with both combat scores live. It prompts only the players the
-engine says can act; conflict cards are entered face-down, one player at a time, and revealed together; rolls
-come from the roller (worker thread, posted back through the UI clock), the screen or typed physical dice."""
+engine says can act; rolls come from the roller (worker thread, posted back through the UI clock), the screen
+or typed physical dice; when the battle ends it sums up what happened.
+
+Conflict cards (R94): with real cards (a TABLE game, the default) the players follow the table's ritual —
+both lay a card face down, reveal them together, then enter both values here. When the app holds the cards,
+each player chooses on the tablet in turn, behind a pass-the-tablet cover, and both are applied together."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 
 from companion.errors import RollNotTakenError
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import (
+    BattleOutcome,
     BattleView,
     EventLine,
     GameSession,
@@ -38,11 +44,34 @@ BATTLE_STAGES: tuple[str, ...] = (
 )
 
 
+# Options that show a player's hand when the app holds the cards: they are chosen behind a cover.
+PRIVATE_KINDS = frozenset({OptionKind.CONFLICT, OptionKind.SUPPORT, OptionKind.ABILITY})
+
+
 @dataclass(frozen=True, slots=True)
 class StageItem:
     number: int
     title: str
     state: str  # "done" | "current" | "todo"
+
+
+class Ritual(Enum):
+    """The conflict cards of a game with real cards, step by step as at the table."""
+
+    LAY = "lay"  # both lay a conflict card face down
+    ENTER = "enter"  # revealed: enter what both show
+
+
+@dataclass(frozen=True, slots=True)
+class BattleSummary:
+    """What the battle came to, in words, shown until the next move or "back to the table"."""
+
+    headline: str
+    attacker: tuple[Colour, str, int]  # (colour, name, final combat score)
+    defender: tuple[Colour, str, int]
+    winner: Colour | None
+    lines: tuple[str, ...]  # cards, knights lost, retreat, conquest
+    index: int  # actions applied when it ended
 
 
 class BattlePresenter(Presenter):
@@ -70,20 +99,86 @@ class BattlePresenter(Presenter):
         self.rolling = False
         self.roll_problem = ""  # the last roll failed: shown with "roll again" / "roll on the tablet"
         self.battle: BattleView | None = None
+        self.hands_in_app = False
+        self.summary: BattleSummary | None = None
+        self.cards_down = False  # table ritual: both conflict cards lie face down, ready to reveal
+        self.picked: dict[Colour, Option] = {}  # table ritual: what each revealed card is
+        self._shown_to: Colour | None = None  # whose hand the tablet shows (cards held by the app)
+        self.on_roll: Callable[[RollResult, Option], None] | None = None  # every roll, for the dice panel
         self._options: list[Option] = []
         self.reload()
 
     # ------------------------------------------------------------------------------------------ views
 
     def reload(self) -> None:
-        self.battle = self.session.snapshot().battle
+        snap = self.session.snapshot()
+        self.battle = snap.battle
+        self.hands_in_app = snap.hands_in_app
         if self.battle is None:
             self._options = []
             self.hidden.clear()
+            self._shown_to = None
+            if snap.last_battle is not None:
+                self.summary = self._summary(snap.last_battle)
         else:
             self._options = self.session.options()
-            if self.battle.stage != 4:
+            self.summary = None
+            if self.battle.stage != 4 or not self.conflict_waiting():
                 self.hidden.clear()
+                self.cards_down = False
+                self.picked.clear()
+        self.changed()
+
+    def _summary(self, o: BattleOutcome) -> BattleSummary:
+        names = {p.colour: p.name for p in self.session.snapshot().players}
+        tr = self.tr
+        a, d = names.get(o.attacker, "-"), names.get(o.defender, "-")
+        if o.winner is None:
+            headline = tr("The battle for {territory} ended without a winner").format(
+                territory=o.territory_name
+            )
+        else:
+            headline = tr("{name} wins the battle for {territory}").format(
+                name=names.get(o.winner, "-"), territory=o.territory_name
+            )
+        lines: list[str] = []
+        if o.attacker_card or o.defender_card:
+            lines.append(
+                tr("Conflict cards: {a} {acard} · {d} {dcard}").format(
+                    a=a, acard=o.attacker_card or "-", d=d, dcard=o.defender_card or "-"
+                )
+            )
+        for colour, n in o.lost:
+            who = names.get(colour, "-")
+            lines.append(
+                tr("{name} loses 1 knight").format(name=who)
+                if n == 1
+                else tr("{name} loses {n} knights").format(name=who, n=n)
+            )
+        for colour, n in o.retreated:
+            who = names.get(colour, "-")
+            if n == 1:
+                lines.append(tr("{name} retreats 1 knight to the castle").format(name=who))
+            elif n > 1:
+                lines.append(tr("{name} retreats {n} knights to the castle").format(name=who, n=n))
+        if o.winner is not None:
+            who = names.get(o.winner, "-")
+            lines.append(
+                tr("{name} conquers {territory}").format(name=who, territory=o.territory_name)
+                if o.conquered
+                else tr("{name} holds {territory}").format(name=who, territory=o.territory_name)
+            )
+        return BattleSummary(
+            headline,
+            (o.attacker, a, o.attacker_score),
+            (o.defender, d, o.defender_score),
+            o.winner,
+            tuple(lines),
+            o.index,
+        )
+
+    def dismiss_summary(self) -> None:
+        self.summary = None
         self.changed()
 
     @property
@@ -116,16 +211,94 @@ class BattlePresenter(Presenter):
         # "Nobody else plays a fracture card" first: in most windows that one tap closes it.
         return sorted(mine, key=lambda o: o.kind is not OptionKind.PASS_ALL)
 
+    # ------------------------------------------------------------------- conflict cards: the table's ritual
+
+    def conflict_waiting(self) -> bool:
+        """Conflict cards are to be played now."""
+        return any(o.kind is OptionKind.CONFLICT for o in self._options)
+
+    def ritual(self) -> Ritual | None:
+        """With real cards: where the ritual stands (None when no conflict cards are due, or the app holds
+        the cards)."""
+        if self.hands_in_app or self.battle is None or not self.conflict_waiting():
+            return None
+        return Ritual.ENTER if self.cards_down else Ritual.LAY
+
+    def lay_cards(self) -> None:
+        """Both conflict cards lie face down on the table: reveal them, then enter what they show."""
+        self.cards_down = True
+        self.explanation = None
+        self.changed()
+
+    def conflict_choices(self) -> list[tuple[Colour, list[Option]]]:
+        """Per player who still plays a conflict card (attacker first): the cards they may have played."""
+        b = self.battle
+        if b is None:
+            return []
+        order = sorted(b.waiting_for, key=lambda c: 0 if c is b.attacker else 1)
+        out = []
+        for c in order:
+            cards = [o for o in self._options if o.kind is OptionKind.CONFLICT and o.actor is c]
+            if cards:
+                out.append((c, cards))
+        return out
+
+    def pick(self, option: Option) -> None:
+        """What a revealed card shows (tap again to change it)."""
+        if option.actor is None:
+            return
+        if self.picked.get(option.actor) == option:
+            del self.picked[option.actor]
+        else:
+            self.picked[option.actor] = option
+        self.explanation = None
+        self.changed()
+
+    def can_enter(self) -> bool:
+        return bool(self.picked) and all(c in self.picked for c, _cards in self.conflict_choices())
+
+    def enter_cards(self) -> list[EventLine]:
+        """Both revealed cards into the game, attacker first (the engine takes them in that order)."""
+        if not self.can_enter():
+            self.explanation = VerdictView(False, self.tr("Enter the card each player revealed."), "")
+            self.changed()
+            return []
+        chosen = [self.picked[c] for c, _cards in self.conflict_choices()]
+        self.revealed = {o.actor: o for o in chosen if o.actor is not None}
+        self.picked.clear()
+        self.cards_down = False
+        return self._apply(chosen)
+
+    # ---------------------------------------------------------------- cards held by the app: the cover
+
+    def cover_for(self) -> Colour | None:
+        """When the app holds the cards and the prompted player's choices show their hand: the player to hand
+        the tablet to, before anything of theirs is shown. None: nothing to hide."""
+        if not self.hands_in_app or self.summary is not None:
+            return None
+        who = self.prompted()
+        if who is None or who is self._shown_to:
+            return None
+        private = any(o.kind in PRIVATE_KINDS for o in self.options_for_prompted())
+        return who if private else None
+
+    def uncover(self) -> None:
+        """The player the tablet was passed to looks at their choices."""
+        self._shown_to = self.prompted()
+        self.changed()
+
     def conflict_status(self) -> list[tuple[Colour, str]]:
-        """Per battling player: "?" (not chosen), "hidden" (face-down, here or already with the engine) or the
-        revealed card."""
+        """Per battling player, in words: no conflict card yet, one lying face down (chosen here, or already
+        with the engine), or the revealed card."""
         b = self.battle
         if b is None:
             return []
         out = []
         for c, engine_side in ((b.attacker, b.attacker_card), (b.defender, b.defender_card)):
-            if engine_side == "?" and c in self.hidden:
-                out.append((c, self.tr("hidden")))
+            if engine_side == "hidden" or (engine_side == "?" and c in self.hidden):
+                out.append((c, self.tr("card face down")))
+            elif engine_side == "?":
+                out.append((c, self.tr("no conflict card yet")))
             else:
                 out.append((c, engine_side))
         return out
@@ -139,6 +312,9 @@ class BattlePresenter(Presenter):
             return []
         self.explanation = None
         if option.kind is OptionKind.CONFLICT and option.actor is not None:
+            if not self.hands_in_app:
+                self.pick(option)
+                return []
             return self._choose_conflict(option.actor, option)
         if option.kind is OptionKind.ROLL:
             self.roll(option)
@@ -150,6 +326,7 @@ class BattlePresenter(Presenter):
         assert self.battle is not None
         waiting = [c for c in self.battle.waiting_for if c not in self.hidden]
         if waiting:
+            self._shown_to = None  # covered again until the next player has the tablet
             self.changed()  # the next player enters theirs; nothing shown
             return []
         # Everyone has chosen: reveal together (attacker first, as the engine expects them in that order).
@@ -241,6 +418,8 @@ class BattlePresenter(Presenter):
         self.roll_problem = ""
         self.explanation = None
         self.last_roll = result
+        if self.on_roll is not None:
+            self.on_roll(result, option)
         action = self.session.complete(option, result.values, result.source)
         return self._apply_actions([action])
 

@@ -76,9 +76,12 @@ class BoxSetupPresenter(Presenter):
         self._rows: list[BoxRow] = service.rows()
         self._original = {r.id: r for r in self._rows}
         self.status = ""
+        self.tone = "info"  # "good" | "warn" | "info": how the status line is coloured
         self.problems: list[str] = []
         self.calibrating = False
         self.measuring = False
+        self.printing = False
+        self.dirty = False  # changes not saved yet
         self.calibration = CalibrationStatus()
 
     def rows(self) -> list[BoxRow]:
@@ -93,11 +96,13 @@ class BoxSetupPresenter(Presenter):
             else r
             for r in self._rows
         ]
+        self.dirty = True
         self.changed()
 
     def confirm(self, row_id: str) -> None:
         """The tile matches the guess: tap to confirm, no typing."""
         self._rows = [replace(r, guessed=False) if r.id == row_id else r for r in self._rows]
+        self.dirty = True
         self.changed()
 
     def document(self) -> dict[str, Any]:
@@ -115,20 +120,63 @@ class BoxSetupPresenter(Presenter):
                 entries.append(entry)
         return {"format": "seneschal-box", "version": 1, "territories": entries}
 
+    def unconfirmed(self) -> int:
+        """Tiles still showing our guess."""
+        return sum(1 for r in self._rows if r.guessed)
+
+    def _say(self, text: str, tone: str = "info") -> None:
+        self.status, self.tone = text, tone
+        self.changed()
+
     def save(self) -> bool:
         self.problems = self.service.save(self.document())
-        self.status = "Saved." if not self.problems else f"{len(self.problems)} problem(s)"
-        self.changed()
+        if self.problems:
+            self._say("; ".join(self.problems), "warn")
+        else:
+            self.dirty = False
+            self._say(self.tr("Saved: the games on this tablet use these values now."), "good")
         return not self.problems
 
     def print_stickers(self) -> None:
-        try:
-            self.status = f"Sticker sheet: {self.service.print_stickers()}"
-        except Exception as exc:  # shown, never a crash: vision may be missing on this tablet
-            self.status = f"Cannot write the sticker sheet: {exc}"
-        self.changed()
+        """Write the sticker sheet for the box as saved (off the UI thread: it renders every sticker)."""
+        if self.printing or (self.dirty and not self.save()):
+            return  # unsaved changes are saved first: the sheet is printed from the box as saved
+        self.printing = True
+        self._say(self.tr("Writing the sticker sheet..."))
+
+        def job() -> None:
+            try:
+                path, problem = self.service.print_stickers(), ""
+            except Exception as exc:  # shown, never a crash: vision may be missing on this tablet
+                path, problem = "", str(exc) or type(exc).__name__
+            self._post(lambda: self._printed(path, problem))
+
+        self._run(job)
+
+    def _printed(self, path: str, problem: str) -> None:
+        self.printing = False
+        if problem:
+            self._say(self.tr("Cannot write the sticker sheet: {error}").format(error=problem), "warn")
+        else:
+            self._say(self.tr("Sticker sheet written: {path}").format(path=path), "good")
+
+    def _run(self, job: Callable[[], None]) -> None:
+        if self.runner is None:
+            job()
+        else:
+            self.runner(job)
+
+    def _post(self, fn: Callable[[], None]) -> None:
+        if self.clock is None:
+            fn()
+        else:
+            self.clock.schedule_once(lambda _dt: fn(), 0)
 
     # ---------------------------------------------------------------------------------- dice colours
+
+    def instruction(self) -> str:
+        """The one instruction of the dice-colour step."""
+        return self.tr("Each player: put one of your dice on your own castle, then tap Measure.")
 
     def start_calibration(self) -> None:
         self.calibrating = True
@@ -136,11 +184,12 @@ class BoxSetupPresenter(Presenter):
             self.calibration = self.service.calibration_status()
         except Exception as exc:  # shown, never a crash
             self.calibration = CalibrationStatus(notes=(str(exc),))
-        self.status = self.tr("Each player: put one of your dice on your own castle, then tap Measure.")
+        self.status, self.tone = "", "info"  # the instruction is the step's heading, said once
         self.changed()
 
     def stop_calibration(self) -> None:
         self.calibrating = False
+        self.status, self.tone = "", "info"
         self.changed()
 
     def measure(self) -> None:
@@ -148,29 +197,27 @@ class BoxSetupPresenter(Presenter):
         if self.measuring:
             return
         self.measuring = True
-        self.status = self.tr("Measuring...")
-        self.changed()
+        self._say(self.tr("Measuring..."))
 
         def job() -> None:
             try:
                 result = self.service.measure_dice()
             except Exception as exc:  # a camera problem is a status line
                 result = CalibrationStatus(notes=(f"cannot measure the dice: {exc}",))
-            if self.clock is None:
-                self._measured(result)
-            else:
-                self.clock.schedule_once(lambda _dt: self._measured(result), 0)
+            self._post(lambda: self._measured(result))
 
-        if self.runner is None:
-            job()
-        else:
-            self.runner(job)
+        self._run(job)
 
     def _measured(self, result: CalibrationStatus) -> None:
         self.measuring = False
         self.calibration = result
-        self.status = self._calibration_sentence(result)
-        self.changed()
+        self._say(
+            self._calibration_sentence(result),
+            "warn" if result.problems or result.notes or not result.measured else "good",
+        )
+
+    def can_save_calibration(self) -> bool:
+        return bool(self.calibration.measured) and not self.calibration.problems
 
     def save_calibration(self) -> bool:
         try:
@@ -179,9 +226,10 @@ class BoxSetupPresenter(Presenter):
             result = CalibrationStatus(self.calibration.measured, (), (str(exc),), self.calibration.saved)
         self.calibration = result
         ok = not result.problems and bool(result.saved)
-        saved = self.tr("Dice colours saved: the camera uses them now.")
-        self.status = saved if ok else self._calibration_sentence(result)
-        self.changed()
+        if ok:
+            self._say(self.tr("Dice colours saved: the camera uses them now."), "good")
+        else:
+            self._say(self._calibration_sentence(result), "warn")
         return ok
 
     def _calibration_sentence(self, c: CalibrationStatus) -> str:

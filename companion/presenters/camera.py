@@ -1,27 +1,52 @@
-"""The camera panel: live preview with the reading drawn on it, status and reconnect."""
+"""The camera panel: the live preview with what was read drawn on it, a status that says what the camera is
+doing in words (and what to do about it), and a summary of the last reading: tiles, knights per player, and
+the places it is unsure of."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import FeedStatus, MapConfirming, ReadingFeed, UiClock
+from engine.colours import Colour
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSummary:
+    """The last stable reading, counted."""
+
+    tiles: int
+    knights: tuple[tuple[Colour, int], ...]  # per player, in colour order
+    unsure: tuple[str, ...]  # place names
+
+    @property
+    def total_knights(self) -> int:
+        return sum(n for _c, n in self.knights)
 
 
 class CameraPresenter(Presenter):
     """Owns the feed's lifecycle. Feed callbacks come on its worker thread and are posted to the UI thread."""
 
     def __init__(
-        self, feed: ReadingFeed | None, clock: UiClock, on_reading: Callable[[Any], None] | None = None
+        self,
+        feed: ReadingFeed | None,
+        clock: UiClock,
+        on_reading: Callable[[Any], None] | None = None,
+        tr: Translator | None = None,
     ) -> None:
         super().__init__()
         self.feed = feed
         self.clock = clock
+        self.tr = tr or Translator()
         self.on_reading = on_reading
         self.status = FeedStatus.OFF if feed is None else feed.status
         self.status_text = "camera off" if feed is None else feed.status_text
         self.readings = 0
+        self.last_reading: Any = None
+        self.place_name: Callable[[str], str] = lambda loc: loc  # tile id -> name (set once a game is on)
 
     @property
     def enabled(self) -> bool:
@@ -37,6 +62,8 @@ class CameraPresenter(Presenter):
             self.feed.stop()
 
     def reconnect(self) -> None:
+        if self.feed is None:
+            return
         self.stop()
         self.status = FeedStatus.STARTING
         self.status_text = "reconnecting"
@@ -51,6 +78,60 @@ class CameraPresenter(Presenter):
     def preview(self) -> Any:
         return None if self.feed is None else self.feed.latest_preview()
 
+    # ------------------------------------------------------------------------------------------ words
+
+    def headline(self) -> str:
+        """What the camera is doing, in a sentence a player understands."""
+        tr = self.tr
+        s = self.status
+        if s is FeedStatus.OFF:
+            if self.feed is None:
+                return tr("No camera: moves are entered by tapping.")
+            return tr("The camera is off.")
+        if s is FeedStatus.STARTING:
+            return tr("Starting the camera...")
+        if s is FeedStatus.LOST:
+            return tr("The camera is lost: check its cable or connection, then tap Reconnect.")
+        if s is FeedStatus.NO_MAP:
+            return tr("No map in view: the tiles' stickers must be visible to the camera.")
+        summary = self.summary()
+        if summary is None:
+            return tr("The camera is looking for the map...")
+        return tr("Reading the table: {tiles} tiles and {knights} knights seen.").format(
+            tiles=summary.tiles, knights=summary.total_knights
+        )
+
+    def detail(self) -> str:
+        """The reader's own word on the last frame when it adds something ("half a board", "no signal")."""
+        text = (self.status_text or "").strip()
+        if text.lower() in ("", "ok", "running", "camera off", self.status.value):
+            return ""
+        return text
+
+    def tone(self) -> str:
+        """ "good" | "warn" | "bad" | "off", for the status light."""
+        return {
+            FeedStatus.RUNNING: "good",
+            FeedStatus.STARTING: "warn",
+            FeedStatus.NO_MAP: "warn",
+            FeedStatus.LOST: "bad",
+            FeedStatus.OFF: "off",
+        }[self.status]
+
+    def summary(self) -> ReadSummary | None:
+        r = self.last_reading
+        if r is None:
+            return None
+        per: dict[Colour, int] = {}
+        for counts in dict(getattr(r, "knights", {}) or {}).values():
+            for c, n in dict(counts).items():
+                per[c] = per.get(c, 0) + int(n)
+        knights = tuple((c, per[c]) for c in Colour if per.get(c))
+        unsure = tuple(sorted(self.place_name(loc) for loc in getattr(r, "unsure", ()) or ()))
+        return ReadSummary(len(dict(getattr(r, "tiles", {}) or {})), knights, unsure)
+
+    # ------------------------------------------------------------------------------------- from the feed
+
     def _reading_from_worker(self, reading: Any) -> None:
         self.clock.schedule_once(lambda _dt: self._reading(reading), 0)
 
@@ -59,6 +140,7 @@ class CameraPresenter(Presenter):
 
     def _reading(self, reading: Any) -> None:
         self.readings += 1
+        self.last_reading = reading
         if self.on_reading is not None:
             self.on_reading(reading)
         self.changed()

@@ -2,18 +2,47 @@
 
 from __future__ import annotations
 
+from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import GameSession, PlayerRecord, Storage
 from engine.colours import Colour
 
 
 class EndGamePresenter(Presenter):
-    def __init__(self, session: GameSession, storage: Storage, game_id: int) -> None:
+    def __init__(
+        self, session: GameSession, storage: Storage, game_id: int, tr: Translator | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self.storage = storage
         self.game_id = game_id
+        self.tr = tr or Translator()
         self.saved = False
+
+    def headline(self) -> str:
+        names = self.winners()
+        if not names:
+            return self.tr("The game is over")
+        return self.tr("Winner: {names}").format(names=", ".join(names))
+
+    def ranking(self) -> list[tuple[int, Colour, str, int]]:
+        """(place, colour, name, points), best first; equal points share a place."""
+        snap = self.session.snapshot()
+        players = sorted(snap.players, key=lambda p: -p.score)
+        out: list[tuple[int, Colour, str, int]] = []
+        for i, p in enumerate(players):
+            place = out[-1][0] if out and out[-1][3] == p.score else i + 1
+            out.append((place, p.colour, p.name, p.score))
+        return out
+
+    def record_text(self, rec: PlayerRecord) -> str:
+        """One player's history in words ("1 game" but "2 games")."""
+        tr = self.tr
+        games = tr("1 game") if rec.games == 1 else tr("{n} games").format(n=rec.games)
+        wins = tr("1 win") if rec.wins == 1 else tr("{n} wins").format(n=rec.wins)
+        return tr("{games}, {wins}, {avg:.1f} points on average").format(
+            games=games, wins=wins, avg=rec.average_points
+        )
 
     def winners(self) -> list[str]:
         snap = self.session.snapshot()

@@ -44,18 +44,23 @@ class RefereePresenter(Presenter):
         self.changed()
 
     def cited_section(self) -> Section | None:
-        """The summary for the verdict's citation (by page number), so one tap shows the rule."""
+        """The summary for the verdict's citation (by page number: "p. 11", "s. 11" in each edition's
+        words), so one tap shows the rule."""
         if self.verdict is None:
             return None
         import re
 
-        m = re.search(r"p(?:age|\.)?\s*(\d+)", self.verdict.citation)
-        if not m:
+        numbers = re.findall(r"\b(\d{1,2})\b", self.verdict.citation)
+        if not numbers:
             return None
-        page = int(m.group(1))
+        page = int(numbers[-1])  # "Battle §3, p. 11": the page comes last
         words = self.verdict.citation.lower()
         best = [s for s in SECTIONS if s.page == page]
         for s in best:
-            if s.title.lower() in words:
+            if s.title.lower() in words or self.tr(s.title).lower() in words:
                 return s
         return best[0] if best else None
+
+    def page(self, section: Section) -> str:
+        """ "p. 11" in the active language's way of citing a page."""
+        return self.tr("p. {n}").format(n=section.page)

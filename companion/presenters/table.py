@@ -10,7 +10,10 @@ from typing import Any
 
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
+from companion.presenters.battle import BATTLE_STAGES
+from companion.presenters.tiles import TileDetail, tile_detail
 from companion.services import (
+    BattleView,
     Discrepancy,
     EventLine,
     GameSession,
@@ -40,6 +43,17 @@ class PendingState(Enum):
     DISCREPANCY = "discrepancy"  # the table and the game disagree
     WAITING_FOR_TABLE = "waiting_for_table"  # "fix the table" chosen: the next stable reading decides
     CAMERA_IGNORED = "camera_ignored"  # "the camera is wrong": readings ignored until the table changes
+
+
+@dataclass(frozen=True, slots=True)
+class BattleBanner:
+    """A battle under way, as the table shows it (with a way into the battle screen)."""
+
+    title: str
+    attacker: tuple[Any, str, int]  # (colour, name, combat score)
+    defender: tuple[Any, str, int]
+    stage: str  # "Step 5 of 9: Support cards"
+    waiting: str  # "Waiting for Bob"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +97,7 @@ class TablePresenter(Presenter):
         self.on_game_over: Callable[[], None] | None = None
         self.setup_done = False
         self.on_applied: Callable[[list[EventLine]], None] | None = None  # a confirmed move changed the game
+        self.selected_tile: str | None = None  # the tile tapped on the map, shown in detail
 
     # ------------------------------------------------------------------------------------------ views
 
@@ -109,6 +124,88 @@ class TablePresenter(Presenter):
                 name=name, n=s.step, step=self.tr(TURN_STEPS[s.step - 1])
             )
         return name
+
+    def turn_title(self) -> str:
+        """Whose turn, which turn: the line above the step track."""
+        s = self.snapshot
+        if s.winner:
+            return self.turn_text()
+        if s.current is None:
+            return ""
+        return self.tr("{name}'s turn, turn {n}").format(name=s.player(s.current).name, n=s.turn)
+
+    def step_name(self) -> str:
+        """The current step of the turn, named ("Step 2 of 9: Play resources")."""
+        step = self.snapshot.step
+        if not 1 <= step <= len(TURN_STEPS):
+            return ""
+        return self.tr("Step {n} of {total}: {step}").format(
+            n=step, total=len(TURN_STEPS), step=self.tr(TURN_STEPS[step - 1])
+        )
+
+    def next_step_name(self) -> str:
+        step = self.snapshot.step
+        if not 1 <= step < len(TURN_STEPS):
+            return ""
+        return self.tr("Next: {step}").format(step=self.tr(TURN_STEPS[step]))
+
+    def last_move(self) -> EventLine | None:
+        """The last move applied (any kind), for the "last move" line with its undo."""
+        lines = self.session.history()
+        return lines[-1] if lines else None
+
+    def battle_banner(self) -> BattleBanner | None:
+        """A battle under way (e.g. a game resumed mid-battle): who fights whom, where it stands."""
+        b: BattleView | None = self.snapshot.battle
+        if b is None:
+            return None
+        snap = self.snapshot
+        stage = self.tr("Step {n} of {total}: {step}").format(
+            n=b.stage, total=len(BATTLE_STAGES), step=self.tr(BATTLE_STAGES[max(1, b.stage) - 1])
+        )
+        waiting = ", ".join(snap.player(c).name for c in b.waiting_for)
+        return BattleBanner(
+            self.tr("Battle for {territory}").format(territory=b.territory_name),
+            (b.attacker, snap.player(b.attacker).name, b.attacker_score),
+            (b.defender, snap.player(b.defender).name, b.defender_score),
+            stage,
+            self.tr("Waiting for {names}").format(names=waiting) if waiting else "",
+        )
+
+    # ----------------------------------------------------------------------------------- the map, tapped
+
+    def select_tile(self, tile_id: str | None) -> None:
+        """A tap on the map: show that tile's details (tapping it again closes them)."""
+        self.selected_tile = None if tile_id == self.selected_tile else tile_id
+        self.changed()
+
+    def tile_detail(self) -> TileDetail | None:
+        if self.selected_tile is None:
+            return None
+        try:
+            return tile_detail(self.snapshot, self.selected_tile, self.tr)
+        except KeyError:  # the tile left the map (a rewind to another game's start)
+            return None
+
+    def callouts(self) -> list[tuple[str, str]]:
+        """(tile id, words) for each place where the camera and the game disagree, drawn on the map."""
+        snap = self.snapshot
+        names = {p.colour: p.name for p in snap.players}
+
+        def counts(c: Any) -> str:
+            parts = [f"{names.get(k, k.value)} {n}" for k, n in c.items() if n]
+            return ", ".join(parts) or self.tr("nothing")
+
+        return [
+            (
+                d.location,
+                self.tr("Camera: {seen} · game: {expected}").format(
+                    seen=counts(d.seen), expected=counts(d.expected)
+                ),
+            )
+            for d in self.discrepancies()
+            if d.location
+        ]
 
     def setup_lines(self) -> list[str]:
         """Before the first move: what each player takes and places (step 3 artefacts, step 6 knights), so the

@@ -75,7 +75,8 @@ def test_players_dice_are_measured_on_their_castles_saved_and_used(tmp_path: Pat
     ran: list[Any] = []
     p = BoxSetupPresenter(box, clock, runner=ran.append)
     p.start_calibration()
-    assert p.calibrating and "castle" in p.status
+    assert p.calibrating and "castle" in p.instruction() and p.status == ""  # the instruction, said once
+    assert not p.can_save_calibration()  # nothing measured yet: nothing to save
     assert dict(p.calibration_rows())["red"] == "default"
     p.measure()
     assert p.measuring and not camera.asked  # nothing measured on the UI thread
@@ -84,7 +85,7 @@ def test_players_dice_are_measured_on_their_castles_saved_and_used(tmp_path: Pat
     assert not p.measuring and camera.asked[0]["K1"] is R
     rows = dict(p.calibration_rows())
     assert rows["red"] == rows["blue"] == rows["yellow"] == "measured" and rows["green"] == "default"
-    assert "Red" in p.status and not p.calibration.problems
+    assert "Red" in p.status and not p.calibration.problems and p.can_save_calibration()
     assert p.save_calibration() and "saved" in p.status
     saved = json.loads((tmp_path / "calibration.json").read_text())
     assert set(saved["measured"]) == {"red", "blue", "yellow"} and applied and applied[0]["references"]

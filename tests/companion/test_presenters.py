@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
-from companion.presenters.battle import BattlePresenter
+from companion.presenters.battle import BattlePresenter, Ritual
 from companion.presenters.camera import CameraPresenter
 from companion.presenters.dice import DicePresenter
 from companion.presenters.history import HistoryPresenter
@@ -196,8 +197,9 @@ def _battle_session(stage: int, waiting: tuple[Colour, ...]) -> FakeSession:
     return s
 
 
-def test_battle_conflict_cards_face_down_then_revealed_together() -> None:
+def _conflict_session(hands_in_app: bool) -> FakeSession:
     s = _battle_session(4, (R, B))
+    s.snap = replace(s.snap, hands_in_app=hands_in_app)
     s.offered = [
         opt("R plays 4", OptionKind.CONFLICT, R, value=4),
         opt("R plays 2", OptionKind.CONFLICT, R, value=2),
@@ -206,23 +208,87 @@ def test_battle_conflict_cards_face_down_then_revealed_together() -> None:
 
     def to_support(sess: FakeSession) -> None:
         sess.snap = replace(sess.snap, battle=battle(5, (B,), 10, 9, ("Charge = 4", "Skirmish = 3")))
+        sess.offered = [opt("B no support", OptionKind.SUPPORT, B)]
 
     s.effects["B plays 3"] = to_support
+    return s
+
+
+def test_battle_with_cards_held_by_the_app_passes_the_tablet_and_reveals_together() -> None:
+    """R94: each player chooses behind a cover, nothing is applied or shown until both have chosen."""
+    s = _conflict_session(hands_in_app=True)
     p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
-    assert p.prompted() is R
+    assert p.ritual() is None  # the app holds the cards: no table ritual
+    assert p.prompted() is R and p.cover_for() is R  # nobody's hand shows before the tablet is passed
+    p.uncover()
+    assert p.cover_for() is None
     assert [o.key for o in p.options_for_prompted()] == ["R plays 4", "R plays 2"]
     p.tap(s.offered[0])
     assert s.applied == []  # face-down: nothing applied, nothing shown
-    assert p.conflict_status() == [(R, "hidden"), (B, "?")]
-    assert p.prompted() is B
+    assert p.conflict_status() == [(R, "card face down"), (B, "no conflict card yet")]
+    assert p.prompted() is B and p.cover_for() is B  # Red's choice made: covered until Blue has the tablet
     p.take_back_conflict(R)
-    assert p.prompted() is R
+    assert p.prompted() is R and p.cover_for() is R
+    p.uncover()
     p.tap(s.offered[0])
+    p.uncover()
     p.tap(s.offered[2])
     assert s.applied == ["R plays 4", "B plays 3"]  # revealed together, attacker first
     assert p.conflict_status() == [(R, "Charge = 4"), (B, "Skirmish = 3")]
     assert p.battle is not None and p.battle.stage == 5 and p.prompted() is B
     assert [x.state for x in p.stages()][3:6] == ["done", "current", "todo"]
+
+
+def test_battle_with_real_cards_follows_the_tables_ritual() -> None:
+    """A TABLE game: both lay a card face down, reveal together, then both values are entered."""
+    s = _conflict_session(hands_in_app=False)
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert p.cover_for() is None  # real cards: nothing on the tablet to hide
+    assert p.ritual() is Ritual.LAY
+    p.lay_cards()
+    assert p.ritual() is Ritual.ENTER
+    choices = dict(p.conflict_choices())
+    assert list(choices) == [R, B] and [o.key for o in choices[B]] == ["B plays 3"]
+    p.enter_cards()  # nothing picked yet: refused with a sentence, nothing applied
+    assert s.applied == [] and p.explanation is not None
+    p.tap(s.offered[1])
+    p.tap(s.offered[0])  # tapped the wrong card first: the second tap corrects it
+    assert p.picked == {R: s.offered[0]} and not p.can_enter()
+    p.pick(s.offered[2])
+    assert p.can_enter()
+    p.enter_cards()
+    assert s.applied == ["R plays 4", "B plays 3"]  # attacker first
+    assert p.ritual() is None and p.picked == {} and not p.cards_down
+
+
+def test_battle_summary_after_the_battle_then_gone_with_the_next_move() -> None:
+    from companion.services import BattleOutcome
+
+    s = _battle_session(5, (B,))
+    s.offered = [opt("B no support", OptionKind.SUPPORT, B)]
+
+    def ends(sess: FakeSession) -> None:
+        outcome = BattleOutcome(
+            "T02", "Fort", R, B, R, 9, 6, 3, "Charge (4)", "Skirmish (3)", ((B, 2),), ((B, 1),), True, 1
+        )
+        sess.snap = replace(sess.snap, battle=None, last_battle=outcome)
+
+    s.effects["B no support"] = ends
+    p = BattlePresenter(s, FakeRoller(), ManualClock(), threaded_rolls=False)
+    assert p.summary is None
+    p.tap(s.offered[0])
+    summary = p.summary
+    assert summary is not None and summary.winner is R
+    assert summary.headline == "Ann wins the battle for Fort"
+    assert summary.attacker == (R, "Ann", 9) and summary.defender == (B, "Bob", 6)
+    assert summary.lines == (
+        "Conflict cards: Ann Charge (4) · Bob Skirmish (3)",
+        "Bob loses 2 knights",
+        "Bob retreats 1 knight to the castle",
+        "Ann conquers Fort",
+    )
+    p.dismiss_summary()
+    assert p.summary is None
 
 
 def test_battle_window_prompts_only_players_who_can_act_in_order() -> None:
@@ -565,3 +631,218 @@ def test_end_of_game_saves_once_and_charts_every_player() -> None:
     first = e.save()
     again = e.save()  # a second visit to the screen does not count the game twice
     assert first == again and (first[0].name, first[0].games, first[0].wins) == ("Ann", 1, 1)
+
+
+def test_end_of_game_words_are_singular_for_one() -> None:
+    from companion.presenters.endgame import EndGamePresenter
+    from companion.services import PlayerRecord
+    from companion.storage import SqliteStorage
+
+    s = FakeSession()
+    s.snap = replace(s.snap, winner=(B,))
+    e = EndGamePresenter(s, SqliteStorage(":memory:"), 1)
+    assert e.record_text(PlayerRecord("Ann", 1, 1, 7.0)) == "1 game, 1 win, 7.0 points on average"
+    assert e.record_text(PlayerRecord("Ann", 2, 0, 7.5)) == "2 games, 0 wins, 7.5 points on average"
+    assert [(place, name) for place, _c, name, _p in e.ranking()] == [(1, "Bob"), (2, "Ann"), (3, "Cy")]
+    assert e.headline() == "Winner: Bob"
+
+
+# --------------------------------------------------------------------------------------- table extras
+
+
+def test_table_names_the_step_shows_the_last_move_and_a_battle_under_way() -> None:
+    s = FakeSession()
+    s.snap = replace(s.snap, step=2, turn=4)
+    t = TablePresenter(s, ManualClock())
+    assert t.turn_title() == "Ann's turn, turn 4"
+    assert t.step_name() == "Step 2 of 9: Play resources" and t.next_step_name() == "Next: Use crowns"
+    assert t.last_move() is None and t.battle_banner() is None
+    s.apply("advance 3 into T02")
+    move = t.last_move()
+    assert move is not None and move.text == "did advance 3 into T02"
+    s.snap = replace(s.snap, battle=battle(5, (B,), 7, 9))
+    t.refresh()  # e.g. a game resumed in the middle of a battle
+    banner = t.battle_banner()
+    assert banner is not None and banner.title == "Battle for Fort"
+    assert banner.attacker == (R, "Ann", 7) and banner.defender == (B, "Bob", 9)
+    assert banner.stage == "Step 5 of 9: Support cards" and banner.waiting == "Waiting for Bob"
+
+
+def test_a_tap_on_the_map_tells_everything_about_a_tile() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    assert t.tile_detail() is None
+    t.select_tile("T04")
+    d = t.tile_detail()
+    assert d is not None and d.title == "Marsh" and d.kind == "Marshlands"
+    assert d.facts == ("Worth 1 victory point", "Holds up to 6 knights", "Held by Bob")
+    assert d.abilities == ("Whoever conquers it loses 1 knight there.",)
+    assert d.knights == ((B, "Bob", 1),) and "No line of supply" in d.warning
+    t.select_tile("T02")
+    fort = t.tile_detail()
+    assert fort is not None and fort.abilities == ("The defender adds 1 to their combat score.",)
+    assert "Worth 2 victory points" in fort.facts
+    t.select_tile("K1")
+    castle = t.tile_detail()
+    assert castle is not None and castle.kind == "Castle" and castle.knights == ((R, "Ann", 5),)
+    t.select_tile("K1")  # the same tile again closes it
+    assert t.tile_detail() is None
+    t.select_tile("L1")
+    lake = t.tile_detail()
+    assert lake is not None and lake.kind == "Lake" and "cannot be conquered" in lake.facts[0]
+
+
+def test_the_map_says_where_camera_and_game_disagree_in_players_names() -> None:
+    s = FakeSession()
+    t = TablePresenter(s, ManualClock())
+    s.next_proposal = discrepancy()
+    t.on_reading(Reading(3))
+    assert t.callouts() == [("T02", "Camera: Bob 1 · game: Bob 2")]
+
+
+def test_every_tile_kind_has_a_name_and_its_abilities_in_words() -> None:
+    from companion.i18n import TERRITORY_KINDS
+    from companion.presenters.tiles import ABILITIES
+    from engine.catalogue import TerritoryKind
+
+    kinds = {k.value for k in TerritoryKind}
+    assert kinds <= set(TERRITORY_KINDS) and set(ABILITIES) == kinds
+    assert all(ABILITIES[k] for k in kinds)
+
+
+# ------------------------------------------------------------------------------------------ dice extras
+
+
+def test_dice_panel_says_who_rolled_for_what_and_where_the_dice_came_from() -> None:
+    from companion.presenters.dice import RollSource
+    from companion.services import RollResult
+
+    d = DicePresenter(FakeRoller(), ManualClock(), threaded=False)
+    d.record(RollResult((6, 1), "device 53454e4553494d31 #12"), R, "Roll 2 dice for mayhem")
+    d.record(RollResult((3,), "device 53454e4553494d31 button #13"))
+    d.record(RollResult((2,), "screen"), B, "Roll a die for the arena")
+    d.record(RollResult((5,), "typed"))
+    d.record(RollResult((4,), "camera"))
+    sources = [e.source for e in d.entries]
+    assert sources == [
+        RollSource.CAMERA,
+        RollSource.TYPED,
+        RollSource.SCREEN,
+        RollSource.BUTTON,
+        RollSource.ROLLER,
+    ]
+    first = d.entries[-1]
+    assert (first.values, first.who, first.purpose) == ((6, 1), R, "Roll 2 dice for mayhem")
+    assert d.source_words(first) == "Dice roller #12"  # the roll's number, not the hex device id
+    assert d.source_words(d.entries[2]) == "Rolled on the tablet"
+
+
+def test_dice_fairness_is_a_chi_squared_test_over_the_rollers_dice() -> None:
+    from companion.presenters.dice import chi2_p_value_5df, fairness
+    from companion.services import RollResult
+
+    assert fairness([1, 2, 3, 4, 5, 6] * 10).chi2 == 0.0
+    f = fairness([6] * 60)
+    assert f.chi2 == 300.0 and f.suspicious and f.p_value < 1e-6
+    assert abs(chi2_p_value_5df(11.07) - 0.05) < 0.001 and abs(chi2_p_value_5df(4.35) - 0.5) < 0.002
+    d = DicePresenter(FakeRoller(), ManualClock(), threaded=False)
+    d.record(RollResult((1, 2), "screen"))  # not the roller: not in its fairness
+    for v in range(1, 7):
+        d.record(RollResult((v, v), "device X #1"))
+    f = d.fairness()
+    assert f.dice == 12 and f.counts == (2, 2, 2, 2, 2, 2) and not f.enough
+    assert "at least 30" in d.fairness_sentence(f)
+    for _ in range(3):
+        for v in range(1, 7):
+            d.record(RollResult((v, v), "device X #2"))
+    assert "no sign of a biased die" in d.fairness_sentence(d.fairness())
+
+
+def test_camera_panel_says_what_it_is_doing_and_what_it_read() -> None:
+    from companion.services import FeedStatus
+    from engine.hexgrid import Hex
+    from engine.reading import TableReading
+
+    clock = ManualClock()
+    feed = FakeFeed()
+    c = CameraPresenter(feed, clock)
+    c.start()
+    assert c.headline() == "The camera is looking for the map..." and c.detail() == ""
+    feed.on_reading(
+        TableReading(
+            tiles={Hex(0, 0): "T01", Hex(1, 0): "T02"},
+            knights={"T01": {R: 3}, "T02": {B: 1, R: 1}},
+            unsure=frozenset({"T02"}),
+        )
+    )
+    clock.advance()
+    c.place_name = {"T01": "Homelands", "T02": "Fort"}.get  # type: ignore[assignment]
+    summary = c.summary()
+    assert summary is not None and summary.tiles == 2 and summary.knights == ((R, 4), (B, 1))
+    assert summary.unsure == ("Fort",)
+    assert c.headline() == "Reading the table: 2 tiles and 5 knights seen." and c.tone() == "good"
+    feed.on_status(FeedStatus.NO_MAP, "half a board")
+    clock.advance()
+    assert "No map in view" in c.headline() and c.detail() == "half a board" and c.tone() == "warn"
+    feed.on_status(FeedStatus.LOST, "camera lost")
+    clock.advance()
+    assert "Reconnect" in c.headline() and c.tone() == "bad"
+    assert "No camera" in CameraPresenter(None, clock).headline()
+
+
+# ---------------------------------------------------------------------------------------- box setup
+
+
+class _Box:
+    def __init__(self) -> None:
+        from companion.presenters.boxsetup import BoxRow
+
+        self.saved: list[Any] = []
+        self.printed = 0
+        self.fail = ""
+        self._rows = [BoxRow("T01", "Morvan Homelands", "homelands", 1, 6, True)]
+
+    def rows(self) -> list[Any]:
+        return list(self._rows)
+
+    def save(self, document: Any) -> list[str]:
+        self.saved.append(document)
+        return []
+
+    def print_stickers(self) -> str:
+        if self.fail:
+            raise OSError(self.fail)
+        self.printed += 1
+        return "/data/stickers.pdf"
+
+    def calibration_status(self) -> Any:
+        from companion.presenters.boxsetup import CalibrationStatus
+
+        return CalibrationStatus()
+
+    def measure_dice(self) -> Any:
+        raise NotImplementedError
+
+    def save_calibration(self) -> Any:
+        raise NotImplementedError
+
+
+def test_box_setup_prints_the_saved_box_off_the_ui_thread_saving_changes_first() -> None:
+    from companion.presenters.boxsetup import BoxSetupPresenter
+
+    box = _Box()
+    clock = ManualClock()
+    jobs: list[Callable[[], None]] = []
+    p = BoxSetupPresenter(box, clock, runner=jobs.append)
+    p.adjust("T01", "value", +1)
+    assert p.dirty and p.unconfirmed() == 0
+    p.print_stickers()  # the change is saved first: the sheet is printed from the box as saved
+    assert len(box.saved) == 1 and not p.dirty and p.printing and box.printed == 0
+    jobs.pop()()
+    clock.advance()
+    assert box.printed == 1 and not p.printing and p.tone == "good" and "/data/stickers.pdf" in p.status
+    box.fail = "disk full"
+    p.print_stickers()
+    jobs.pop()()
+    clock.advance()
+    assert p.tone == "warn" and "disk full" in p.status
