@@ -16,16 +16,6 @@ SHAPES: dict[Colour, str] = {
     Colour.BLACK: "cross",
 }
 
-RGB: dict[Colour, tuple[float, float, float]] = {
-    Colour.RED: (0.85, 0.16, 0.16),
-    Colour.BLUE: (0.18, 0.40, 0.90),
-    Colour.YELLOW: (0.96, 0.80, 0.15),
-    Colour.GREEN: (0.15, 0.65, 0.30),
-    Colour.WHITE: (0.95, 0.95, 0.92),
-    Colour.BLACK: (0.12, 0.12, 0.14),
-}
-
-
 NAV = ("table", "battle", "referee", "history", "camera", "dice", "settings")
 NAV_TITLES = {
     "table": "Table",

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kivy.clock import Clock
+from kivy.graphics.texture import Texture
 from kivy.properties import ObjectProperty
 from kivy.uix.screenmanager import Screen
 
@@ -40,6 +42,36 @@ class BaseScreen(Screen):  # type: ignore[misc]
     def tr(self) -> Translator:
         tr: Translator = self.app_ref.tr
         return tr
+
+
+class PreviewScreen(BaseScreen):
+    """A screen with the camera's live picture: `tick()` runs twice a second while the screen is shown (the
+    frames come from the feed; nothing is drawn while nobody looks)."""
+
+    _ticker: Any = None
+
+    def on_enter(self, *_a: Any) -> None:
+        self._ticker = Clock.schedule_interval(lambda _dt: self.tick(), 0.5)
+
+    def on_leave(self, *_a: Any) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def tick(self) -> None:
+        self.refresh()
+
+
+def show_frame(image_widget: Any, frame: Any) -> None:
+    """Blit a BGR uint8 frame into an Image widget (flipped: Kivy textures start at the bottom row)."""
+    h, w = frame.shape[:2]
+    tex = image_widget.texture
+    if tex is None or tuple(tex.size) != (w, h):
+        tex = Texture.create(size=(w, h), colorfmt="bgr")
+        tex.flip_vertical()
+    tex.blit_buffer(frame.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+    image_widget.texture = tex
+    image_widget.canvas.ask_update()
 
 
 def verdict_text(expl: VerdictView | None) -> str:

@@ -269,14 +269,7 @@ class BattleScreen(BaseScreen):
 
     def _cover(self, b: BattlePresenter, who: Any, name: str) -> Any:
         tr = self.tr
-        box = AnchorLayout()
-        card = panel(
-            size_hint_x=None,
-            width=THEME.px(620),
-            padding=THEME.pad_big,
-            spacing=THEME.pad,
-            edge=list(PALETTE.accent),
-        )
+        box, card = _centred_card(620)
         card.add_widget(ShapeMark(colour=who.value, size_hint_y=None, height=THEME.px(96)))
         card.add_widget(
             text(tr("Pass the tablet to {name}").format(name=name), "title", bold=True, halign="center")
@@ -297,20 +290,12 @@ class BattleScreen(BaseScreen):
                 height=THEME.tap_big,
             )
         )
-        box.add_widget(card)
         return box
 
     def _summary(self, b: BattlePresenter, s: BattleSummary | None) -> Any:
         assert s is not None
         tr = self.tr
-        box = AnchorLayout()
-        card = panel(
-            size_hint_x=None,
-            width=THEME.px(760),
-            padding=THEME.pad_big,
-            spacing=THEME.pad,
-            edge=list(PALETTE.accent),
-        )
+        box, card = _centred_card(760)
         card.add_widget(text(s.headline, "title", bold=True, halign="center"))
         scores = row(THEME.px(110), spacing=THEME.pad)
         for colour, name, score in (s.attacker, s.defender):
@@ -334,7 +319,6 @@ class BattleScreen(BaseScreen):
         )
         buttons.add_widget(button(tr("Undo the last move"), self._undo, role="quiet", height=THEME.tap_big))
         card.add_widget(buttons)
-        box.add_widget(card)
         return box
 
     def _back_to_table(self) -> None:
@@ -345,6 +329,20 @@ class BattleScreen(BaseScreen):
     def _undo(self) -> None:
         if self.app_ref.history is not None:
             self.app_ref.history.undo()
+
+
+def _centred_card(width: float) -> tuple[AnchorLayout, Panel]:
+    """A card in the middle of the screen, over everything (the cover, the summary)."""
+    box = AnchorLayout()
+    card = panel(
+        size_hint_x=None,
+        width=THEME.px(width),
+        padding=THEME.pad_big,
+        spacing=THEME.pad,
+        edge=list(PALETTE.accent),
+    )
+    box.add_widget(card)
+    return box, card
 
 
 def _grid(cols: int) -> Any:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from kivy.clock import Clock
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.image import Image
 from kivy.uix.scrollview import ScrollView
@@ -15,8 +14,7 @@ from kivy.uix.widget import Widget
 
 from companion.controls import Panel, button, row, text
 from companion.presenters.boxsetup import BoxRow, BoxSetupPresenter
-from companion.screens.base import TONE_COLOUR, BaseScreen
-from companion.screens.camera import show_frame
+from companion.screens.base import TONE_COLOUR, PreviewScreen, show_frame
 from companion.theme import PALETTE, THEME
 from companion.widgets import ShapeMark
 
@@ -26,16 +24,9 @@ STEPPER_GAP = 40.0  # dp between the value's + and the capacity's -: never a mis
 MATCH_WIDTH = 150.0
 
 
-class BoxSetupScreen(BaseScreen):
-    _ticker: Any = None
-
-    def on_enter(self, *_a: Any) -> None:
-        self._ticker = Clock.schedule_interval(lambda _dt: self._preview(), 0.5)
-
-    def on_leave(self, *_a: Any) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
+class BoxSetupScreen(PreviewScreen):
+    def tick(self) -> None:
+        self._preview()  # the dice-colour step shows the camera's picture; the rest does not change by itself
 
     def refresh(self) -> None:
         app = self.app_ref

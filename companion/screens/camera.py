@@ -3,15 +3,10 @@ legend over it counting what was read, and the camera's state in words with what
 
 from __future__ import annotations
 
-from typing import Any
-
-from kivy.clock import Clock
-from kivy.graphics.texture import Texture
-
 from companion.controls import Panel, panel, row, text
 from companion.i18n import N_
 from companion.presenters.camera import CameraPresenter
-from companion.screens.base import TONE_COLOUR, BaseScreen
+from companion.screens.base import TONE_COLOUR, PreviewScreen, show_frame
 from companion.theme import PALETTE, THEME
 from companion.widgets import ShapeMark
 
@@ -22,18 +17,8 @@ OUTLINE_KEY = (  # the colours vision.annotate outlines tiles in, as the legend 
 )
 
 
-class CameraScreen(BaseScreen):
+class CameraScreen(PreviewScreen):
     """The live preview refreshes twice a second while the screen is shown (frames come from the feed)."""
-
-    _ticker: Any = None
-
-    def on_enter(self, *_a: Any) -> None:
-        self._ticker = Clock.schedule_interval(lambda _dt: self.refresh(), 0.5)
-
-    def on_leave(self, *_a: Any) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
 
     def refresh(self) -> None:
         app = self.app_ref
@@ -93,15 +78,3 @@ class CameraScreen(BaseScreen):
             line.add_widget(text(tr(words), "caption", color=PALETTE.text_dim, size_hint_y=1))
             card.add_widget(line)
         box.add_widget(card)
-
-
-def show_frame(image_widget: Any, frame: Any) -> None:
-    """Blit a BGR uint8 frame into an Image widget (flipped: Kivy textures start at the bottom row)."""
-    h, w = frame.shape[:2]
-    tex = image_widget.texture
-    if tex is None or tuple(tex.size) != (w, h):
-        tex = Texture.create(size=(w, h), colorfmt="bgr")
-        tex.flip_vertical()
-    tex.blit_buffer(frame.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
-    image_widget.texture = tex
-    image_widget.canvas.ask_update()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from kivy.properties import BooleanProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.controls import Panel, button, panel, row, text
@@ -19,6 +20,8 @@ from companion.widgets import ShapeMark
 
 
 class TableScreen(BaseScreen):
+    card_right = BooleanProperty(False)  # the tile card sits on the side of the map away from its tile
+
     def on_kv_post(self, *_a: Any) -> None:
         self.ids.hexmap.on_tile = self._tile_tapped
 
@@ -33,11 +36,16 @@ class TableScreen(BaseScreen):
             return
         tr = app.tr
         hexmap = self.ids.hexmap
-        hexmap.snapshot = t.snapshot
-        hexmap.marks = t.highlighted_tiles()
-        hexmap.callouts = t.callouts()
-        hexmap.selected = t.selected_tile or ""
-        hexmap.words = {"capacity": tr("max {n}")}
+        drawn = {  # set only what changed: each change redraws the whole map
+            "snapshot": t.snapshot,
+            "marks": t.highlighted_tiles(),
+            "callouts": t.callouts(),
+            "selected": t.selected_tile or "",
+            "words": {"capacity": tr("max {n}")},
+        }
+        for name, value in drawn.items():
+            if getattr(hexmap, name) != value:
+                setattr(hexmap, name, value)
         self._tile_card(t)
         snap = t.snapshot
         self.ids.turn_mark.opacity = 1 if snap.current is not None else 0
@@ -62,6 +70,10 @@ class TableScreen(BaseScreen):
             return
         card.clear_widgets()
         if d is not None:
+            hexmap = self.ids.hexmap
+            tile = t.snapshot.tile(d.id)
+            size, ox, oy = hexmap.layout(t.snapshot)
+            self.card_right = hexmap.centre(tile, size, ox, oy)[0] < hexmap.center_x
             card.add_widget(tile_card(d, lambda: t.select_tile(None), self.tr))
 
     # ------------------------------------------------------------------------------- battle under way
