@@ -142,7 +142,8 @@ def cut_all(doc: dict[str, Any], photos: Path) -> dict[str, Any]:
 
 
 def with_splits(doc: dict[str, Any]) -> dict[str, Any]:
-    """Each die's split and atlas index from its kind, photo and flags (`library.split_of`)."""
+    """Each die's split and atlas index from its kind, photo and flags (`library.split_of`), and each kind's
+    count of usable faces per value."""
     lib = parse(dict(doc, dice=[]))
     held = lib.held_out_photos
     n = 0
@@ -152,6 +153,9 @@ def with_splits(doc: dict[str, Any]) -> dict[str, Any]:
         d["split"] = s.value
         d["atlas"] = None if s is Split.EXCLUDED else n
         n += s is not Split.EXCLUDED
+    for k in doc["kinds"]:  # what each kind has faces of: usable dice per value
+        usable = [d["value"] for d in doc["dice"] if d["kind"] == k["id"] and d["atlas"] is not None]
+        k["faces_per_value"] = {str(v): usable.count(v) for v in range(1, 7)}
     return doc
 
 

@@ -77,6 +77,7 @@ class Kind:
     pips: str
     look: str  # solid, translucent, pearl, marbled, swirled
     held_out: bool
+    faces_per_value: tuple[int, int, int, int, int, int] = (0, 0, 0, 0, 0, 0)  # usable faces of 1..6
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,7 @@ def parse(doc: Mapping[str, Any]) -> Library:
     kinds: dict[str, Kind] = {}
     for k in doc.get("kinds", []):
         try:
+            per = k.get("faces_per_value", {})
             kind = Kind(
                 str(k["id"]),
                 None if k["colour"] is None else Colour(k["colour"]),
@@ -164,6 +166,7 @@ def parse(doc: Mapping[str, Any]) -> Library:
                 str(k["pips"]),
                 str(k["look"]),
                 bool(k["held_out"]),
+                tuple(int(per.get(str(v), 0)) for v in range(1, 7)),  # type: ignore[arg-type]
             )
         except (KeyError, ValueError, TypeError) as exc:
             problems.append(f"kind {k!r}: {exc}")
@@ -187,6 +190,12 @@ def parse(doc: Mapping[str, Any]) -> Library:
     atlas = [d.atlas for d in dice if d.atlas is not None]
     if atlas != list(range(len(atlas))):
         problems.append("atlas indices must run 0, 1, 2... in file order")
+    for kind in kinds.values():
+        have = tuple(
+            sum(d.kind == kind.id and d.value == v and d.atlas is not None for d in dice) for v in range(1, 7)
+        )
+        if have != kind.faces_per_value:
+            problems.append(f"kind {kind.id!r} records {kind.faces_per_value} faces of 1..6, dice: {have}")
     if problems:
         raise LibraryError("faces.json:\n  - " + "\n  - ".join(problems))
     return Library(kinds, tuple(dice), held)

@@ -825,8 +825,8 @@ def _glare(f: F32, scene: Scene, strength: float) -> F32:
     yy, xx = np.mgrid[0 : cam.height : q, 0 : cam.width : q].astype(np.float32)
     stretch = 1.0 + math.sin(math.radians(cam.tilt)) * 0.8
     d2 = ((xx - centre[0]) / rad) ** 2 + ((yy - centre[1]) / (rad * stretch)) ** 2
-    w = cv2.resize(
-        np.exp(-d2).astype(np.float32) * strength, (cam.width, cam.height), interpolation=cv2.INTER_LINEAR
-    )
+    # a bright core (the lamp's own reflection, washing print out to white) in a wider haze
+    profile = np.clip(0.8 * np.exp(-d2 * 5) + 0.35 * np.exp(-d2), 0, 1).astype(np.float32)
+    w = cv2.resize(profile * strength, (cam.width, cam.height), interpolation=cv2.INTER_LINEAR)
     w = (w * (0.4 + 0.6 * scene.gloss))[..., None]
     return f + w * (275 - f)
