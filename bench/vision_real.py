@@ -47,7 +47,8 @@ from bench.realtable.report import (  # noqa: E402
     row,
     save_failures,
 )
-from bench.realtable.scene import RES_4K, RES_1080P, Family, Level, make_scene  # noqa: E402
+from bench.realtable.scene import RES_4K, RES_1080P, Family, Level  # noqa: E402
+from bench.realtable.tables import make_scene  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)

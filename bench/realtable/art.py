@@ -63,10 +63,10 @@ def world_noise(u: F32, v: F32, seed: int) -> F32:
     def h(a: F32, b: F32) -> F32:
         x = np.sin(a * 127.1 + b * 311.7 + seed * 0.0001) * 43758.5453
         return np.asarray((x - np.floor(x)) * 2 - 1, np.float32)
+
     top = h(iu, iv) * (1 - su) + h(iu + 1, iv) * su
     bottom = h(iu, iv + 1) * (1 - su) + h(iu + 1, iv + 1) * su
     return np.asarray(top * (1 - sv) + bottom * sv, np.float32)
-
 
 
 def table_top(x: F32, y: F32, look: str, rng: Rng) -> F32:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -158,13 +157,3 @@ def centre_in_frame(cam: Camera, corners: F64) -> Camera:
 
 def focal_for(width: int, hfov_deg: float) -> float:
     return width / 2 / math.tan(math.radians(hfov_deg) / 2)
-
-
-def warp_rect(points: F64) -> tuple[int, int, int, int]:
-    """Integer bounding rectangle (x0, y0, x1, y1) of image points."""
-    x0, y0 = np.floor(points.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(points.max(axis=0)).astype(int) + 1
-    return int(x0), int(y0), int(x1), int(y1)
-
-
-__all__ = ["Camera", "centre_in_frame", "cv2", "fit_distance", "focal_for", "warp_rect"]

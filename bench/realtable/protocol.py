@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from bench.realtable.render import render
-from bench.realtable.scene import Family, Level, Scene, Truth, game_frame, setup_frame
+from bench.realtable.scene import Scene, Truth
+from bench.realtable.tables import game_frame, setup_frame
 from engine.colours import Colour
 
 HOLD_FRAMES = 5  # the app's hold for a real camera (companion/demo.py)
@@ -245,6 +246,3 @@ def run_scene(
         if keep_failures and (failed or truth.blurred):
             saved.append((i, img, truth, result))
     return SceneRun(scene, cal, tallies, misses, saved)
-
-
-__all__ = ["Calibrated", "Family", "Level", "Miss", "SceneRun", "Tally", "calibrate", "run_scene", "score"]

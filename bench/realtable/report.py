@@ -102,9 +102,9 @@ def save_failures(run: SceneRun, group: str, out: Path) -> int:
 
 def overlay(scene: Scene, image: np.ndarray, truth: Truth, result: Any) -> np.ndarray:
     img = (image.astype(np.float32) * 0.6).astype(np.uint8)
-    for _loc, _colour, _value, box, seen in truth.boxes:
+    for _loc, _colour, _value, box, showing in truth.boxes:
         x0, y0, x1, y1 = (round(v) for v in box)
-        cv2.rectangle(img, (x0, y0), (x1, y1), (200, 200, 200) if seen > 0.6 else (0, 165, 255), 1)
+        cv2.rectangle(img, (x0, y0), (x1, y1), (200, 200, 200) if showing >= 0.5 else (0, 165, 255), 1)
     raw = result.raw
     cam = scene.camera
     for t in scene.tiles:
@@ -150,8 +150,19 @@ def overlay(scene: Scene, image: np.ndarray, truth: Truth, result: Any) -> np.nd
     return img
 
 
+LETTER = {
+    Colour.RED: "R",
+    Colour.BLUE: "B",
+    Colour.YELLOW: "Y",
+    Colour.GREEN: "G",
+    Colour.WHITE: "W",
+    Colour.BLACK: "K",
+}
+
+
 def short(c: dict[Colour, int]) -> str:
-    return " ".join(f"{k.value[:2]}{v}" for k, v in sorted(c.items(), key=lambda kv: kv[0].value)) or "-"
+    """Counts in a few letters: {red: 3, black: 12} -> "R3 K12"."""
+    return " ".join(f"{LETTER[k]}{v}" for k, v in sorted(c.items(), key=lambda kv: kv[0].value)) or "-"
 
 
 def fmt_ms(v: float) -> str:

@@ -23,7 +23,8 @@ from bench.realtable.library import (
     load,
     parse,
 )
-from bench.realtable.scene import Family, playable
+from bench.realtable.scene import Family
+from bench.realtable.tables import playable
 from engine.colours import Colour
 from vision.dice_model.data import split as photo_split
 

@@ -17,18 +17,8 @@ from bench.realtable.cube import place
 from bench.realtable.library import load
 from bench.realtable.protocol import Tally, score
 from bench.realtable.render import draw, render
-from bench.realtable.scene import (
-    DieSpec,
-    Family,
-    Frame,
-    Hand,
-    Level,
-    Scene,
-    Truth,
-    game_frame,
-    make_scene,
-    setup_frame,
-)
+from bench.realtable.scene import DieSpec, Family, Frame, Hand, Level, Scene, Truth
+from bench.realtable.tables import game_frame, make_scene, setup_frame
 from engine.colours import Colour
 from engine.reading import TableReading
 
@@ -175,11 +165,11 @@ def test_every_tile_shows_both_its_stickers_as_printed(scene: Scene) -> None:
     """The table texture, seen from straight above, decodes to two codes per tile (nothing over them)."""
     import zxingcpp
 
-    from bench.realtable import render as r
+    from bench.realtable import tabletop
 
     k = scene.camera.intrinsics(1.3)
-    to_world, _, size = r._texture_frame(scene, k)
-    colour, _ = r._static_layer(scene, to_world, size)
+    to_world, _, size = tabletop.texture_frame(scene, k)
+    colour, _ = tabletop.static_layer(scene, to_world, size)
     found: dict[str, int] = {}
     for code in zxingcpp.read_barcodes(colour):
         found[code.text] = found.get(code.text, 0) + 1
