@@ -152,9 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     if not chosen:
         p.error(f"no group matches {args.only!r}")
     frames = sum(g.scenes * g.frames for g in chosen)
+    from vision.mapreader import REFINE_BUDGET_MS
+    from vision.qr import Backend
+
     print(
         f"bench/vision_real.py: {len(chosen)} groups, {sum(g.scenes for g in chosen)} scenes, {frames} game "
-        f"frames (each read after set-up and alone), reader: companion.pipeline.vision_reader (hold 5, zxing)"
+        f"frames (each read after set-up and alone), reader: companion.pipeline.vision_reader (hold 5, "
+        f"zxing), map refine budget {REFINE_BUDGET_MS[Backend.ZXING]:g} ms (SENESCHAL_REFINE_BUDGET_MS)"
     )
     t_start = time.perf_counter()
     speed = machine_speed_ms()
