@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kivy.graphics import Color, Line, RoundedRectangle
+from kivy.graphics import Color, InstructionGroup, Line, RoundedRectangle
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.textinput import TextInput
 
@@ -21,10 +21,11 @@ from engine.colours import Colour
 ROLES = ("normal", "primary", "quiet", "warn", "player", "chosen")
 
 
-class BigButton(Button):  # type: ignore[misc]
+class BigButton(ButtonBehavior, Label):  # type: ignore[misc]
     """A rounded button at least 48 dp high. `role`: "primary" (the one thing to do now, gold), "normal",
     "quiet" (secondary), "warn", "chosen" (a selected choice), "player" (tinted with `tint`). Greyed buttons
-    stay tappable: the engine's "no" is explained when they are tapped."""
+    stay tappable: the engine's "no" is explained when they are tapped. Drawn with a fill and, only where
+    they show, an edge and a check box (a frame draws every instruction: none is kept invisible)."""
 
     greyed = BooleanProperty(False)
     role = StringProperty("normal")
@@ -38,10 +39,6 @@ class BigButton(Button):  # type: ignore[misc]
     text_size: tuple[float | None, float | None]
 
     def __init__(self, **kw: Any) -> None:
-        kw.setdefault("background_normal", "")
-        kw.setdefault("background_down", "")
-        kw.setdefault("background_disabled_normal", "")
-        kw.setdefault("background_color", (0, 0, 0, 0))
         kw.setdefault("font_size", THEME.label)
         kw.setdefault("halign", "center")
         kw.setdefault("valign", "middle")
@@ -49,11 +46,9 @@ class BigButton(Button):  # type: ignore[misc]
         with self.canvas.before:
             self._fill = Color(*PALETTE.button)
             self._shape = RoundedRectangle(pos=self.pos, size=self.size, radius=[THEME.radius])
-            self._edge_colour = Color(0, 0, 0, 0)
-            self._edge = Line(rounded_rectangle=(self.x, self.y, self.width, self.height, THEME.radius))
-            self._box_colour = Color(0, 0, 0, 0)
-            self._box = Line(rectangle=(0, 0, 0, 0), width=1.6)
-            self._tick = Line(points=[], width=2.4)
+        self._extras = InstructionGroup()
+        self.canvas.before.add(self._extras)
+        self._edge_rgba: RGBA = (0.0, 0.0, 0.0, 0.0)
         self.bind(pos=self._button_place, size=self._button_place, check=self._button_place)
         self.bind(state=self._button_paint, greyed=self._button_paint, role=self._button_paint)
         self.bind(tint=self._button_paint, text_tint=self._button_paint, check=self._button_paint)
@@ -77,26 +72,29 @@ class BigButton(Button):  # type: ignore[misc]
             self.height = max(self._floor[1], h + THEME.px(16))
 
     def _button_place(self, *_a: Any) -> None:
-        r = THEME.radius
-        self._shape.pos, self._shape.size, self._shape.radius = self.pos, self.size, [r]
-        self._edge.rounded_rectangle = (self.x + 1, self.y + 1, self.width - 2, self.height - 2, r)
-        side = THEME.px(22)
-        x, y = self.x + THEME.px(14), self.center_y - side / 2
-        self._box.rectangle = (x, y, side, side) if self.check else (0, 0, 0, 0)
-        on = self.check == "on"
-        self._tick.points = (
-            [
-                x + side * 0.2,
-                y + side * 0.5,
-                x + side * 0.42,
-                y + side * 0.22,
-                x + side * 0.82,
-                y + side * 0.8,
-            ]
-            if on
-            else []
-        )
+        self._shape.pos, self._shape.size, self._shape.radius = self.pos, self.size, [THEME.radius]
+        self._button_extras()
         self._button_wrap()
+
+    def _button_extras(self) -> None:
+        """The edge and the check box, as instructions only when they show."""
+        g = self._extras
+        g.clear()
+        if self._edge_rgba[3] > 0:
+            g.add(Color(*self._edge_rgba))
+            g.add(
+                Line(
+                    rounded_rectangle=(self.x + 1, self.y + 1, self.width - 2, self.height - 2, THEME.radius)
+                )
+            )
+        if self.check:
+            side = THEME.px(22)
+            x, y = self.x + THEME.px(14), self.center_y - side / 2
+            g.add(Color(*self.color))
+            g.add(Line(rectangle=(x, y, side, side), width=1.6))
+            if self.check == "on":
+                tick = [x + side * 0.2, y + side * 0.5, x + side * 0.42, y + side * 0.22, x + side * 0.82]
+                g.add(Line(points=[*tick, y + side * 0.8], width=2.4))
 
     def _button_paint(self, *_a: Any) -> None:
         fill, text, edge = self.colours()
@@ -105,8 +103,9 @@ class BigButton(Button):  # type: ignore[misc]
             fill = (min(1.0, r * 1.25 + 0.05), min(1.0, g * 1.25 + 0.05), min(1.0, b * 1.25 + 0.05), a)
         self._fill.rgba = fill
         self.color = text
-        self._edge_colour.rgba = edge
-        self._box_colour.rgba = text if self.check else (0, 0, 0, 0)
+        if edge != self._edge_rgba or self.check:
+            self._edge_rgba = edge
+            self._button_extras()
 
     def colours(self) -> tuple[RGBA, RGBA, RGBA]:
         """(fill, text, edge) for the role and state."""
@@ -214,7 +213,7 @@ def text(
 
 class Panel(BoxLayout):  # type: ignore[misc]
     """A rounded surface that groups related things; `edge` outlines it (e.g. gold for "now", orange for
-    "look here")."""
+    "look here"); an invisible edge is not drawn at all."""
 
     fill = ListProperty(list(PALETTE.surface))
     edge = ListProperty([0.0, 0.0, 0.0, 0.0])
@@ -227,21 +226,23 @@ class Panel(BoxLayout):  # type: ignore[misc]
         with self.canvas.before:
             self._fill_colour = Color(*self.fill)
             self._rect = RoundedRectangle(pos=self.pos, size=self.size, radius=[THEME.radius])
-            self._edge_colour = Color(*self.edge)
-            self._line = Line(
-                rounded_rectangle=(self.x, self.y, self.width, self.height, THEME.radius), width=1.6
-            )
+        self._edge_group = InstructionGroup()
+        self.canvas.before.add(self._edge_group)
         self.bind(
-            pos=self._panel_place, size=self._panel_place, fill=self._panel_paint, edge=self._panel_paint
+            pos=self._panel_place, size=self._panel_place, fill=self._panel_paint, edge=self._panel_place
         )
 
     def _panel_place(self, *_a: Any) -> None:
         self._rect.pos, self._rect.size = self.pos, self.size
-        self._line.rounded_rectangle = (self.x + 1, self.y + 1, self.width - 2, self.height - 2, THEME.radius)
+        g = self._edge_group
+        g.clear()
+        if self.edge[3] > 0:
+            g.add(Color(*self.edge))
+            rect = (self.x + 1, self.y + 1, self.width - 2, self.height - 2, THEME.radius)
+            g.add(Line(rounded_rectangle=rect, width=1.6))
 
     def _panel_paint(self, *_a: Any) -> None:
         self._fill_colour.rgba = self.fill
-        self._edge_colour.rgba = self.edge
 
 
 def panel(**kw: Any) -> Panel:

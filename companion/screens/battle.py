@@ -106,72 +106,75 @@ class BattleScreen(BaseScreen):
     # ------------------------------------------------------------------------------------ the two sides
 
     def _sides(self, b: BattlePresenter, v: BattleView, snap: TableSnapshot) -> None:
+        """Both sides, built once per battle; each move only changes their numbers and words (building widgets
+        is what makes a frame slow)."""
         tr = self.tr
+        names = (snap.player(v.attacker).name, snap.player(v.defender).name)
+        if self.changed_key("sides", (v.attacker, v.defender, names, self.app_ref.lang)):
+            sides = self.ids.sides
+            sides.clear_widgets()
+            self._side_labels: list[tuple[Any, Any]] = []
+            for colour, role, name in (
+                (v.attacker, tr("Attacker"), names[0]),
+                (v.defender, tr("Defender"), names[1]),
+            ):
+                card = Panel(orientation="vertical", padding=THEME.pad, spacing=THEME.px(2))
+                head = row(THEME.px(40))
+                head.add_widget(ShapeMark(colour=colour.value, size_hint_x=None, width=THEME.px(40)))
+                head.add_widget(text(name, "heading", bold=True, size_hint_y=1))
+                card.add_widget(head)
+                card.add_widget(text(role, "caption", color=PALETTE.text_dim))
+                score = text("", "display", bold=True, halign="center", size_hint_y=1, grow=False)
+                played = text("", "body", halign="center", color=PALETTE.text_dim)
+                card.add_widget(score)
+                card.add_widget(played)
+                sides.add_widget(card)
+                self._side_labels.append((score, played))
+            vs = Label(text=tr("vs"), font_size=THEME.heading, color=PALETTE.text_dim, size_hint_x=None)
+            vs.bind(texture_size=lambda w, ts: setattr(w, "width", ts[0] + THEME.px(12)))
+            sides.add_widget(vs, index=1)
         status = dict(b.conflict_status())
-        key = (v.attacker_score, v.defender_score, tuple(status.items()), self.app_ref.lang, v.result)
-        if not self.changed_key("sides", key):
-            return
-        sides = self.ids.sides
-        sides.clear_widgets()
-        for colour, role, score in (
-            (v.attacker, tr("Attacker"), v.attacker_score),
-            (v.defender, tr("Defender"), v.defender_score),
+        for (score, played), colour, points in zip(
+            self._side_labels, (v.attacker, v.defender), (v.attacker_score, v.defender_score), strict=True
         ):
-            card = Panel(orientation="vertical", padding=THEME.pad, spacing=THEME.px(2))
-            head = row(THEME.px(40))
-            head.add_widget(ShapeMark(colour=colour.value, size_hint_x=None, width=THEME.px(40)))
-            head.add_widget(text(snap.player(colour).name, "heading", bold=True, size_hint_y=1))
-            card.add_widget(head)
-            card.add_widget(text(role, "caption", color=PALETTE.text_dim))
-            card.add_widget(
-                text(str(score), "display", bold=True, halign="center", size_hint_y=1, grow=False)
-            )
-            card.add_widget(text(status.get(colour, ""), "body", halign="center", color=PALETTE.text_dim))
-            sides.add_widget(card)
-        vs = Label(text=tr("vs"), font_size=THEME.heading, color=PALETTE.text_dim, size_hint_x=None)
-        vs.bind(texture_size=lambda w, ts: setattr(w, "width", ts[0] + THEME.px(12)))
-        sides.add_widget(vs, index=1)
+            score.text = str(points)
+            played.text = status.get(colour, "")
 
     # ------------------------------------------------------------------------------ order of battle
 
     def _stages(self, b: BattlePresenter) -> None:
+        """The order of battle, built once; each stage change only recolours it."""
         items = b.stages()
-        if not self.changed_key("stages", (self.app_ref.lang, tuple(i.state for i in items))):
-            return
-        box = self.ids.stages
-        box.clear_widgets()
-        box.add_widget(text(self.tr("Order of battle"), "caption", color=PALETTE.text_dim, bold=True))
-        for item in items:
+        if self.changed_key("stages", (self.app_ref.lang, len(items))):
+            box = self.ids.stages
+            box.clear_widgets()
+            box.add_widget(text(self.tr("Order of battle"), "caption", color=PALETTE.text_dim, bold=True))
+            self._stage_rows: list[tuple[Panel, Any, Any]] = []
+            for item in items:
+                card = Panel(orientation="horizontal", size_hint_y=None, padding=(THEME.px(8), THEME.px(4)))
+                num = text(
+                    str(item.number), "body", bold=True, size_hint=(None, 1), width=THEME.px(26), grow=False
+                )
+                words = text(item.title, "body", size_hint_y=1)
+                card.add_widget(num)
+                card.add_widget(words)
+                words.bind(
+                    texture_size=lambda w, ts, c=card: setattr(
+                        c, "height", max(THEME.px(40), ts[1] + THEME.px(10))
+                    )
+                )
+                card.height = THEME.px(40)
+                box.add_widget(card)
+                self._stage_rows.append((card, num, words))
+        for (card, num, words), item in zip(self._stage_rows, items, strict=True):
             current = item.state == "current"
-            card = Panel(
-                orientation="horizontal",
-                size_hint_y=None,
-                padding=(THEME.px(8), THEME.px(4)),
-                fill=list(PALETTE.accent_dim if current else PALETTE.bg),
-                edge=list(PALETTE.accent if current else (0, 0, 0, 0)),
-            )
             colour = (
                 PALETTE.text if current else PALETTE.text_dim if item.state == "done" else PALETTE.text_faint
             )
-            num = text(
-                str(item.number),
-                "body",
-                bold=True,
-                color=colour,
-                size_hint=(None, 1),
-                width=THEME.px(26),
-                grow=False,
-            )
-            words = text(item.title, "body", bold=current, color=colour, size_hint_y=1)
-            card.add_widget(num)
-            card.add_widget(words)
-            words.bind(
-                texture_size=lambda w, ts, c=card: setattr(
-                    c, "height", max(THEME.px(40), ts[1] + THEME.px(10))
-                )
-            )
-            card.height = THEME.px(40)
-            box.add_widget(card)
+            card.fill = list(PALETTE.accent_dim if current else PALETTE.bg)
+            card.edge = list(PALETTE.accent if current else (0, 0, 0, 0))
+            num.color = words.color = colour
+            words.bold = current
 
     # -------------------------------------------------------------------------------------- choices
 

@@ -103,37 +103,50 @@ class TableScreen(BaseScreen):
     # ------------------------------------------------------------------------------------ the last move
 
     def _last_move(self, t: TablePresenter) -> None:
+        """The last move with its undo: built once, then only its words change (every move changes them)."""
         box = self.ids.last_move
         line = t.last_move()
-        if not self.changed_key("last", (line, self.app_ref.lang)):
-            return
-        box.clear_widgets()
-        if line is None:
-            return
         tr = self.tr
-        card = Panel(orientation="horizontal", size_hint_y=None, padding=(THEME.pad, THEME.px(6)))
+        if self.changed_key("last", self.app_ref.lang):
+            box.clear_widgets()
+            card = Panel(orientation="horizontal", size_hint_y=None, padding=(THEME.pad, THEME.px(6)))
+            self._last_mark = ShapeMark(size_hint_x=None, width=THEME.px(28))
+            self._last_words = words = text("", "body", size_hint_y=1)
+            card.add_widget(self._last_mark)
+            card.add_widget(words)
+            card.add_widget(
+                button(
+                    tr("Undo"),
+                    self._undo,
+                    fit=True,
+                    role="quiet",
+                    size_hint_x=None,
+                    width=THEME.px(110),
+                    pos_hint={"center_y": 0.5},
+                )
+            )
+
+            def fit(*_a: Any) -> None:
+                card.height = max(THEME.tap + THEME.px(12), words.texture_size[1] + THEME.px(16))
+
+            words.bind(texture_size=fit)
+            box.add_widget(card)
+            self._last_card, self._last_fit = card, fit
+        card = self._last_card
+        card.opacity = 0 if line is None else 1
+        card.disabled = line is None
+        if line is None:
+            card.height = 0
+            return
+        self._last_fit()
+        self._last_words.text = tr("Last move: {move}").format(move=line.text)
+        self._last_mark.opacity = 0 if line.actor is None else 1
         if line.actor is not None:
-            card.add_widget(ShapeMark(colour=line.actor.value, size_hint_x=None, width=THEME.px(28)))
-        words = text(tr("Last move: {move}").format(move=line.text), "body", size_hint_y=1)
-        card.add_widget(words)
-        history = self.app_ref.history
-        undo = button(
-            tr("Undo"),
-            history.undo if history else (lambda: None),
-            fit=True,
-            role="quiet",
-            size_hint_x=None,
-            width=THEME.px(110),
-            pos_hint={"center_y": 0.5},
-        )
-        card.add_widget(undo)
+            self._last_mark.colour = line.actor.value
 
-        def fit(*_a: Any) -> None:
-            card.height = max(THEME.tap + THEME.px(12), words.texture_size[1] + THEME.px(16))
-
-        words.bind(texture_size=fit)
-        fit()
-        box.add_widget(card)
+    def _undo(self) -> None:
+        if self.app_ref.history is not None:
+            self.app_ref.history.undo()
 
     # -------------------------------------------------------------------- camera proposal and set-up
 

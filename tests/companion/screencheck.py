@@ -79,11 +79,16 @@ def _extent(word: str, font: str, size: float, bold: bool) -> float:
 
 
 def small_targets(root: Any, minimum: float) -> list[str]:
-    from kivy.uix.button import Button
+    from kivy.uix.behaviors import ButtonBehavior
 
     out = []
     for b in root.walk(restrict=True):
-        if isinstance(b, Button) and visible(b) and not b.disabled and min(b.width, b.height) < minimum - 0.5:
+        if (
+            isinstance(b, ButtonBehavior)
+            and visible(b)
+            and not b.disabled
+            and min(b.width, b.height) < minimum - 0.5
+        ):
             out.append(f"button {b.text[:40]!r} is {b.width:.0f}x{b.height:.0f}")
     return out
 

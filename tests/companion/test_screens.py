@@ -460,9 +460,9 @@ def test_the_table_names_its_step_and_a_tap_on_the_map_opens_the_tile(app: Any) 
 
 
 def screencheck_buttons(widget: Any) -> list[Any]:
-    from kivy.uix.button import Button
+    from kivy.uix.behaviors import ButtonBehavior
 
-    return [w for w in widget.walk() if isinstance(w, Button)]
+    return [w for w in widget.walk() if isinstance(w, ButtonBehavior)]
 
 
 def test_a_game_resumed_in_the_middle_of_a_battle_opens_on_the_battle(app: Any) -> None:
