@@ -403,7 +403,7 @@ class EngineSession:
         if s.winner is not None:
             return []
         rules = _rules()
-        legal = list(rules.legal_actions(s))
+        legal = list(rules.legal_actions(s).capped(MAX_OPTIONS_PER_KIND))  # lazy: 6**n dice alone
         out: list[Option] = []
         per_kind: dict[str, int] = {}
         seen_labels: set[tuple[str, str, str]] = set()

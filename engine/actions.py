@@ -6,7 +6,7 @@ fields, raising `ActionFormatError` (a ValueError) that quotes the bad input.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine import codec
@@ -132,10 +132,11 @@ class EndTurn(Action):
 
 @dataclass(frozen=True, slots=True)
 class RollDice(Action):
-    """Dice results for the arena, an ambush card or mayhem, with where they came from."""
+    """Dice results for the arena, an ambush card or mayhem, with where they came from. Equal results are
+    the same move wherever they came from: `source` is kept (and saved) but not compared."""
 
     values: tuple[int, ...]
-    source: DiceSource = DiceSource.TYPED
+    source: DiceSource = field(default=DiceSource.TYPED, compare=False)  # where from: not part of the move
     TYPE: ClassVar[str] = "roll_dice"
 
 

@@ -37,7 +37,7 @@ from engine.decisions import (
 from engine.knights import gain_castle, lose_in_territory
 from engine.moves import OPEN_STEPS, Move, on_turn_only, waiting_first
 from engine.rulebook import Rule
-from engine.state import ArtefactHolding, GameState, Knowledge, defender_knights
+from engine.state import ArtefactHolding, GameState, defender_knights
 from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
 from engine.work import Work
 
@@ -346,7 +346,7 @@ def _check_equalise(s: GameState, a: A.Equalise, d: SceptreChoice) -> Verdict:
 
 
 def _check_arrange(s: GameState, a: A.ArrangeTop, d: InsightArrangement) -> Verdict:
-    if s.knowledge is Knowledge.TABLE:
+    if not d.cards:  # a TABLE game: the engine never saw them
         if a.order:
             return refuse(
                 Reason.BAD_ORDER,
@@ -391,7 +391,7 @@ def _check_prosperity(s: GameState, a: A.ProsperityChoice, d: ProsperityChoiceWi
         if a.card is not None:
             return refuse(Reason.BAD_ORDER, "Leaving the card on top names no card.", Rule.ICONS)
         return accept(f"The top card of {who(subject)}'s deck stays on top.", Rule.ICONS)
-    if s.knowledge is Knowledge.FULL:
+    if d.top:  # the engine knows the card (FULL games)
         if a.card not in (None, d.top[0]):
             return refuse(
                 Reason.NOT_A_TARGET,
@@ -563,7 +563,7 @@ def _equalise_options(s: GameState, d: SceptreChoice) -> Iterator[A.Equalise]:
 
 
 def _arrange_options(s: GameState, d: InsightArrangement) -> Iterator[A.ArrangeTop]:
-    if s.knowledge is Knowledge.FULL:
+    if d.cards:
         for order in sorted(set(itertools.permutations(d.cards))):
             yield A.ArrangeTop(d.actor, order)
     else:
@@ -580,7 +580,7 @@ def _destroy_options(s: GameState, d: CorruptionTarget) -> Iterator[A.DestroyArt
 
 def _prosperity_options(s: GameState, d: ProsperityChoiceWindow) -> Iterator[A.ProsperityChoice]:
     yield A.ProsperityChoice(d.actor, False)
-    if s.knowledge is Knowledge.FULL:
+    if d.top:
         yield A.ProsperityChoice(d.actor, True)
     else:
         yield from (A.ProsperityChoice(d.actor, True, c) for c in sorted(possible_cards(s, d.subject)))

@@ -20,6 +20,7 @@ from engine.cards import (
     cards_of,
     declare_no_conflict_card,
     draw,
+    hand_known,
     holds,
     kind_is,
     may_hold_conflict,
@@ -370,14 +371,14 @@ def _check_dice(s: GameState, a: A.RollDice, d: DiceRoll) -> Verdict:
 
 def _check_conflict(s: GameState, a: A.PlayConflict, _: ConflictCards) -> Verdict:
     if a.card is None:
-        if s.knowledge is Knowledge.FULL and may_hold_kind(s, a.player, CONFLICT_KINDS):
+        if hand_known(s, a.player) and may_hold_kind(s, a.player, CONFLICT_KINDS):
             return refuse(
                 Reason.MUST_PLAY_CONFLICT,
                 "You hold a conflict card, so you must play one; only a "
                 "player without one battles with a conflict value of 0.",
                 Rule.BATTLE_4,
             )
-        if s.knowledge is Knowledge.TABLE:
+        if not hand_known(s, a.player):
             fewest = table_conflict_bound(s, a.player)[0]
             if fewest > 0:
                 p = s.players[a.player]
@@ -482,18 +483,14 @@ def _support_played(w: Work, a: A.PlaySupport, d: SupportTurns) -> None:
 
 
 def _dice_options(s: GameState, d: DiceRoll) -> Iterator[A.RollDice]:
-    """Every result of up to two dice; for three or more (mayhem) one result per face value (R44)."""
-    if d.n <= 2:
-        for values in itertools.product(range(1, 7), repeat=d.n):
-            yield A.RollDice(d.actor, values, DiceSource.SIMULATION)
-    else:
-        for v in range(1, 7):
-            yield A.RollDice(d.actor, (v,) * d.n, DiceSource.SIMULATION)
+    """Every result of the dice, lazily (6**n of them)."""
+    for values in itertools.product(range(1, 7), repeat=d.n):
+        yield A.RollDice(d.actor, values, DiceSource.SIMULATION)
 
 
 def _conflict_options(s: GameState, d: ConflictCards) -> Iterator[A.PlayConflict]:
     for colour in d.players:
-        if s.knowledge is Knowledge.FULL:
+        if hand_known(s, colour):
             cards = cards_of(s, colour, CONFLICT_KINDS)
             none_ok = not cards
         else:
@@ -509,7 +506,7 @@ def _support_options(s: GameState, d: SupportTurns) -> Iterator[A.PlaySupport]:
     actor = d.players[0]
     yield A.PlaySupport(actor, ())
     cards = cards_of(s, actor, frozenset({CardKind.SUPPORT}))
-    most = len(cards) if s.knowledge is Knowledge.FULL else min(len(cards), s.players[actor].hand_size)
+    most = min(len(cards), s.players[actor].hand_size)
     for n in range(1, most + 1):
         yield from (A.PlaySupport(actor, combo) for combo in itertools.combinations(cards, n))
 

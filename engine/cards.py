@@ -51,9 +51,18 @@ def possible_cards(s: Work | GameState, colour: Colour) -> set[str]:
     return out
 
 
+def hand_known(s: Work | GameState, colour: Colour) -> bool:
+    """Whether the cards in a hand are known: always in FULL games, and in a player's view their own
+    (`engine.view.player_view`); in TABLE games only what is public is (R40)."""
+    if s.knowledge is Knowledge.FULL:
+        return True
+    p = s.players[colour]
+    return len(p.hand) == p.hand_size > 0
+
+
 def may_hold(s: Work | GameState, colour: Colour, card: str) -> bool:
     p = s.players[colour]
-    if s.knowledge is Knowledge.FULL:
+    if hand_known(s, colour):
         return card in p.hand
     return p.hand_size > 0 and card in possible_cards(s, colour)
 
@@ -61,13 +70,13 @@ def may_hold(s: Work | GameState, colour: Colour, card: str) -> bool:
 def may_hold_kind(s: Work | GameState, colour: Colour, kinds: frozenset[CardKind]) -> bool:
     p = s.players[colour]
     cards = s.data.cards
-    if s.knowledge is Knowledge.FULL:
+    if hand_known(s, colour):
         return any(cards[c].kind in kinds for c in p.hand)
     return p.hand_size > 0 and any(cards[c].kind in kinds for c in possible_cards(s, colour))
 
 
 def may_hold_conflict(s: Work | GameState, colour: Colour) -> bool:
-    if s.knowledge is Knowledge.FULL:
+    if hand_known(s, colour):
         return may_hold_kind(s, colour, CONFLICT_KINDS)
     return table_conflict_bound(s, colour)[1] > 0
 
@@ -211,7 +220,7 @@ def holds(s: GameState, colour: Colour, card: str, rule: Rule) -> Verdict | None
             Reason.UNKNOWN_CARD, f"{card!r} is not a card of the deck (C01..C18).", Rule.COMPONENTS
         )
     p = s.players[colour]
-    if s.knowledge is Knowledge.FULL:
+    if hand_known(s, colour):
         if card not in p.hand:
             return refuse(
                 Reason.CARD_NOT_IN_HAND, f"{who(colour)} does not hold {name_of(s, card)}.", rule
@@ -256,7 +265,7 @@ def holds_resource(s: GameState, colour: Colour, kind: CardKind) -> Verdict | No
 
 def cards_of(s: GameState, colour: Colour, kinds: frozenset[CardKind]) -> list[str]:
     cards = s.data.cards
-    if s.knowledge is Knowledge.FULL:
+    if hand_known(s, colour):
         pool = sorted(set(s.players[colour].hand))
     else:
         if s.players[colour].hand_size == 0:

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from engine import actions as A
 from engine.colours import Colour
-from engine.decisions import DiceRoll
+from engine.decisions import VitalityRedistribution
 from engine.events import Event
-from engine.rules import MOVES, apply_unchecked, legal_actions
+from engine.rules import MOVES, apply_unchecked, is_chance, legal_actions, sample_chance
 from engine.setup import GameConfig, PlayerConfig, new_game
-from engine.state import DiceSource, GameState, Knowledge
-from engine.turn import advance_options
+from engine.state import GameState, Knowledge
+from engine.turn import advance_options, single_moves
 from engine.variants import Variant
 
 COLOURS = (Colour.RED, Colour.BLUE, Colour.YELLOW, Colour.GREEN, Colour.WHITE, Colour.BLACK)
@@ -48,17 +48,19 @@ def random_config(
 
 
 def choose(state: GameState, rng: random.Random) -> A.Action:
-    """One random legal action, weighted towards advances and away from ending the turn early."""
+    """One random legal action, weighted towards advances and away from ending the turn early; chance drawn
+    with its probabilities. A redistribution moves knights once between two places (the policy's own
+    choice: there can be thousands of layouts)."""
     if state.winner is not None:
         raise ValueError("no legal action: the game is over")
+    if is_chance(state):
+        return sample_chance(state, rng)
     if state.pending:
-        # The whole-round pass (R47) is a shortcut for the app; the policy answers each player in turn.
-        action = rng.choice([a for a in legal_actions(state) if not isinstance(a, A.PassFractureRound)])
         head = state.pending[0]
-        if isinstance(head, DiceRoll):
-            values = tuple(rng.randint(1, 6) for _ in range(head.n))
-            return A.RollDice(head.actor, values, DiceSource.SIMULATION)
-        return action
+        if isinstance(head, VitalityRedistribution):
+            return rng.choice(_single_moves(state, head.actor))
+        # The whole-round pass (R47) is a shortcut for the app; the policy answers each player in turn.
+        return rng.choice([a for a in legal_actions(state) if not isinstance(a, A.PassFractureRound)])
     options_by_target = advance_options(state, state.current)
     if options_by_target and rng.random() < 0.85:
         # Prefer bigger advances: between half and all of the most that fit.
@@ -73,12 +75,21 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
     return A.EndTurn(state.current)
 
 
+def _single_moves(state: GameState, colour: Colour) -> list[A.Action]:
+    return [A.Redistribute(colour, layout) for layout in single_moves(state, colour)]
+
+
 def _turn_actions_but_advances(state: GameState) -> list[A.Action]:
     """What the player whose turn it is may do now, but advance (the policy weighs advances itself)."""
     step = state.step
     out: list[A.Action] = []
     for move in MOVES:
-        if step in move.on_turn and move.action is not A.Advance:
+        if step not in move.on_turn or move.action is A.Advance:
+            continue
+        if move.action is A.Redistribute:
+            if state.manoeuvres > 0:
+                out.extend(_single_moves(state, state.current))
+        else:
             out.extend(move.options(state, None))
     return out
 

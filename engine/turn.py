@@ -510,12 +510,15 @@ def check_layout(s: GameState, colour: Colour, layout: tuple[tuple[str, int], ..
 
 
 def _redistribute_options(s: GameState, d: VitalityRedistribution | None) -> Iterator[A.Redistribute]:
-    """The empty redistribution and every single move of knights from one place to another (R24); every
-    layout: `layouts`."""
+    """Every legal layout once: first leaving them as they are and every move of knights from one place to
+    another (the usual choices), then every other layout (R24)."""
     me = s.current if d is None else d.actor
     if d is None and s.manoeuvres <= 0:
         return
-    yield from (A.Redistribute(me, layout) for layout in single_moves(s, me))
+    simple = [tuple(sorted(move)) for move in single_moves(s, me)]
+    yield from (A.Redistribute(me, layout) for layout in simple)
+    listed = set(simple)
+    yield from (r for r in layouts(s, me) if r.layout not in listed)
 
 
 def _skip_options(s: GameState, _: None) -> Iterator[A.SkipAdvance]:

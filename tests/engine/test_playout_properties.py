@@ -146,7 +146,8 @@ def test_random_playouts_keep_every_invariant(game: tuple[int, Variant, Knowledg
         if snapshot is not None:
             assert state.to_json() == snapshot  # applying never touches the input state
         if step % 5 == 0 or new.pending:
-            assert all(check(new, a).ok for a in legal_actions(new))
+            # (every kind, a bounded number each: a mayhem roll alone has 6**n results)
+            assert all(check(new, a).ok for a in legal_actions(new).capped(60))
         if step % 7 == 0:
             layouts = list(itertools.islice(redistributions(new), 40))
             assert all(check(new, a).ok for a in layouts)
