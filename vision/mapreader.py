@@ -1,9 +1,10 @@
 """Read the map from a frame: which tile lies on which hex, and where each tile is in the image.
 
 1. Find the stickers once, on the whole frame (frames wider than 2000 px are halved first).
-2. Fit the table plane to the codes (`vision.geometry`) and estimate each tile's centre on the table: a code's
-   "up" points at the tile edge it is stuck against, so the centre lies `STICKER_CENTRE_OFFSET_MM` behind it.
-   One sticker places its tile; nobody looks for the second.
+2. Fit the table plane to the codes (`vision.geometry`; with the camera's barrel distortion when the codes
+   spread over the frame say it, once, kept by later frames: `lens`) and estimate each tile's centre on the
+   table: a code's "up" points at the tile edge it is stuck against, so the centre lies
+   `STICKER_CENTRE_OFFSET_MM` behind it. One sticker places its tile; nobody looks for the second.
 3. Fit the hex lattice and assign hexes (`vision.hexfit`).
 4. Look again only where a tile may be unread: lattice cells next to the tiles read that look like sticker
    paper or dice on a cheap strong-edge map (`_Busy`) and hold no code read (plus, with a previous reading,
@@ -13,6 +14,8 @@
 5. With a `previous` reading, keep its hex numbering (the origin follows the tiles, not the frame) and keep
    tiles that are hidden this frame as `inferred` (and `unsure`). Cells that hold a tile nobody could name
    in this frame (codes all covered) are `unknown_hexes`: occupied, never guessed (docs/stickers.md).
+6. Cards no decode read: found by their codes' look on the plane (`_cards_by_look`: where `previous` saw
+   them, and at places beside the map that look like a code, named by `vision.recognise`).
 
 A still table skips 2..4: when every tile sticker read in step 1 lies where a sticker of the same tile lay
 at `previous`'s plane fit, or, read for the first time, places its tile where that fit has it, and
@@ -22,8 +25,9 @@ a stand and nobody moved a tile),
 `previous`'s plane, lattice and outlines stand, and only what the codes say anew is taken from the frame:
 which tiles show a sticker (the others are `inferred`), which cards lie face up, which codes were ignored; a
 tile none of whose codes the whole-frame pass read, and a card `previous` saw that it missed, are decoded
-again where their codes were. A frame after set-up costs about half of a fitted one (the decode and those
-crops); any sticker out of place, a new tile, another frame size fits afresh.
+again where their codes were, and such a card is then looked for by its look where it lay. A frame after
+set-up costs about half of a fitted one (the decode and those crops); any sticker out of place, a new tile,
+another frame size fits afresh.
 
 Never raises on bad input: a black frame, garbage, a frame without stickers give a status and a reason.
 """
