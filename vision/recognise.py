@@ -38,6 +38,7 @@ Image = npt.NDArray[np.uint8]
 NAMED = 0.55  # correlation of a patch's modules with an id's from which it may be that id
 MARGIN = 0.25  # ... and by which it must beat every other id
 FINDER_SEEN = 0.3  # correlation with the finder patterns from which a patch may be a code at all
+REGISTER_PX = 3  # the modules are sampled this far (crop px, a module is 3) around where the finders put them
 PATCH_MM = CODE_MM * 2.5  # the square of the table warped around a candidate (a code with room to move)
 
 
@@ -51,10 +52,9 @@ def _varying() -> npt.NDArray[np.bool_]:
 
 
 @functools.lru_cache(maxsize=64)
-def _signature(sticker_id: str) -> npt.NDArray[np.float32]:
-    """An id's varying modules as +-1, less their mean (one side of a correlation)."""
-    bits = np.where(qr_modules(format_payload(sticker_id))[_varying()], -1.0, 1.0).astype(np.float32)
-    out = np.asarray(bits - bits.mean(), np.float32)
+def _signed(sticker_id: str) -> npt.NDArray[np.float32]:
+    """An id's modules as -1 (dark) and +1 (light), 21 x 21."""
+    out = np.where(qr_modules(format_payload(sticker_id)), -1.0, 1.0).astype(np.float32)
     out.setflags(write=False)
     return out
 
@@ -113,18 +113,21 @@ def recognise(gray: Image, pose: Pose, centre_mm: tuple[float, float], ids: Iter
     if turn is None:
         return None
     crop = _patch(gray, pose, centre_mm, half, n, turn)
-    # each quarter turn where the finders put it: at steep angles the finders alone cannot tell the turn, the
-    # modules can
-    scores: list[tuple[float, str, tuple[int, int], int]] = []
-    for (x, y), k in _locate(crop):
-        samples = _modules(crop, x, y, k)
-        if samples is not None:
-            scores.extend((_correlate(samples, _signature(i)), i, (x, y), k) for i in candidates)
-    if not scores:
+    # each quarter turn where the finders put it (at steep angles the finders alone cannot tell the turn, the
+    # modules can), and a module around it (a blurred code's finders place it to a module at best): each id
+    # at its best place
+    best_of: dict[str, tuple[float, tuple[int, int], int]] = {}
+    for (x0, y0), k in _locate(crop):
+        places, scores = _registered(crop, x0, y0, k, candidates)
+        for row, i in enumerate(candidates):
+            at = int(np.argmax(scores[row]))
+            if scores[row, at] > best_of.get(i, (-2.0, (0, 0), 0))[0]:
+                best_of[i] = (float(scores[row, at]), places[at], k)
+    if not best_of:
         return None
-    scores.sort(key=lambda e: e[0], reverse=True)
-    best, name, (x, y), k = scores[0]
-    runner = max((e[0] for e in scores if e[1] != name), default=-1.0)
+    name = max(best_of, key=lambda i: best_of[i][0])
+    best, (x, y), k = best_of[name]
+    runner = max((v[0] for i, v in best_of.items() if i != name), default=-1.0)
     if best < NAMED or best - runner < MARGIN:
         return None
     corners_mm = _corners_mm(centre_mm, half, ppm, turn, x, y, k)
@@ -184,23 +187,43 @@ def _locate(crop: npt.NDArray[np.float32]) -> list[tuple[tuple[int, int], int]]:
     return out
 
 
-def _modules(crop: npt.NDArray[np.float32], x: int, y: int, k: int) -> npt.NDArray[np.float32] | None:
-    """The code's 21 x 21 module grey levels (its own orientation) from the crop, its quiet zone's top-left
-    at (x, y), turned k quarter turns."""
-    first = x + QUIET_MODULES * CROP_PX + CROP_PX // 2, y + QUIET_MODULES * CROP_PX + CROP_PX // 2
-    xs = first[0] + CROP_PX * np.arange(QR_MODULES)
-    ys = first[1] + CROP_PX * np.arange(QR_MODULES)
-    if xs[-1] >= crop.shape[1] or ys[-1] >= crop.shape[0]:
-        return None
-    grid = crop[np.ix_(ys, xs)]
-    return np.asarray(np.rot90(grid, k), np.float32)
+@functools.lru_cache(maxsize=32)
+def _turned_signatures(
+    ids: tuple[str, ...], k: int
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+    """The varying modules as a crop shows a code turned k, and each id's signs there less their mean."""
+    mask = np.ascontiguousarray(np.rot90(_varying(), -k))
+    signatures = np.stack([np.rot90(_signed(i), -k)[mask] for i in ids])
+    signatures -= signatures.mean(axis=1, keepdims=True)
+    signatures.setflags(write=False)
+    return mask, signatures
 
 
-def _correlate(samples: npt.NDArray[np.float32], signature: npt.NDArray[np.float32]) -> float:
-    v = samples[_varying()]
-    v = v - v.mean()
-    den = float(np.sqrt(np.dot(v, v) * np.dot(signature, signature)))
-    return float(np.dot(v, signature)) / den if den > 0 else 0.0
+def _registered(
+    crop: npt.NDArray[np.float32], x: int, y: int, k: int, ids: Sequence[str]
+) -> tuple[list[tuple[int, int]], npt.NDArray[np.float32]]:
+    """The code's modules sampled at every place within `REGISTER_PX` of (x, y) (its quiet zone's top-left
+    in the crop; the code turned k quarter turns), and each id's correlation with them there (ids x places)
+    over the modules our codes differ in."""
+    mask, signatures = _turned_signatures(tuple(ids), k)
+    places: list[tuple[int, int]] = []
+    rows: list[npt.NDArray[np.float32]] = []
+    last = CROP_PX * (QR_MODULES - 1)
+    for dy in range(-REGISTER_PX, REGISTER_PX + 1):
+        for dx in range(-REGISTER_PX, REGISTER_PX + 1):
+            x0 = x + dx + QUIET_MODULES * CROP_PX + CROP_PX // 2
+            y0 = y + dy + QUIET_MODULES * CROP_PX + CROP_PX // 2
+            if x0 < 0 or y0 < 0 or x0 + last >= crop.shape[1] or y0 + last >= crop.shape[0]:
+                continue
+            rows.append(crop[y0 : y0 + last + 1 : CROP_PX, x0 : x0 + last + 1 : CROP_PX][mask])
+            places.append((x + dx, y + dy))
+    if not rows:
+        return [], np.full((len(ids), 1), -2.0, np.float32)
+    samples = np.stack(rows)
+    samples -= samples.mean(axis=1, keepdims=True)
+    dots = signatures @ samples.T
+    norms = np.sqrt(np.sum(signatures**2, axis=1))[:, None] * np.sqrt(np.sum(samples**2, axis=1))[None, :]
+    return places, np.asarray(dots / np.where(norms > 0, norms, 1.0), np.float32)
 
 
 def _corners_mm(  # noqa: PLR0917
