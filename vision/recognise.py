@@ -119,6 +119,10 @@ def recognise(gray: Image, pose: Pose, centre_mm: tuple[float, float], ids: Iter
     best_of: dict[str, tuple[float, tuple[int, int], int]] = {}
     for (x0, y0), k in _locate(crop):
         places, scores = _registered(crop, x0, y0, k, candidates)
+        fitted = _by_finders(crop, x0, y0, k)  # the three finders found one by one: shear and scale too
+        if fitted is not None:
+            places.append((x0, y0))
+            scores = np.hstack([scores, _correlations_with(fitted, candidates)[:, None]])
         for row, i in enumerate(candidates):
             at = int(np.argmax(scores[row]))
             if scores[row, at] > best_of.get(i, (-2.0, (0, 0), 0))[0]:
@@ -224,6 +228,65 @@ def _registered(
     dots = signatures @ samples.T
     norms = np.sqrt(np.sum(signatures**2, axis=1))[:, None] * np.sqrt(np.sum(samples**2, axis=1))[None, :]
     return places, np.asarray(dots / np.where(norms > 0, norms, 1.0), np.float32)
+
+
+_OWN_FINDERS = np.array([[3.5, 3.5], [17.5, 3.5], [3.5, 17.5]], np.float32)  # finder centres, code modules
+
+
+@functools.lru_cache(maxsize=1)
+def _finder_alone() -> npt.NDArray[np.float32]:
+    """A finder pattern with its one-module light separator, at `CROP_PX` px per module, blurred a little."""
+    block = np.full((9, 9), 255.0, np.float32)
+    block[1:8, 1:8] = 0.0
+    block[2:7, 2:7] = 255.0
+    block[3:6, 3:6] = 0.0
+    big = cv2.resize(block, (9 * CROP_PX, 9 * CROP_PX), interpolation=cv2.INTER_NEAREST)
+    return np.asarray(cv2.GaussianBlur(big, (0, 0), 1.0), np.float32)
+
+
+def _in_crop(x: int, y: int, k: int, own: FloatArray) -> FloatArray:
+    """Code module coordinates (its own orientation) -> crop px, for a code whose quiet zone's top-left lies
+    at (x, y) and which the crop shows turned k quarter turns (its top-left at the crop's corner k)."""
+    u, v = own[:, 0], own[:, 1]
+    n = float(QR_MODULES)
+    turned = {0: (u, v), 1: (n - v, u), 2: (n - u, n - v), 3: (v, n - u)}[k % 4]
+    q = QUIET_MODULES
+    return np.column_stack([x + (q + turned[0]) * CROP_PX, y + (q + turned[1]) * CROP_PX])
+
+
+def _by_finders(crop: npt.NDArray[np.float32], x: int, y: int, k: int) -> npt.NDArray[np.float32] | None:
+    """The code's 21 x 21 module grey levels (own orientation), sampled through the affine map its three
+    finder patterns give, each found within two modules of where the coarse location puts it; None when one
+    is not found."""
+    finder = _finder_alone()
+    half = finder.shape[0] / 2.0
+    reach = 2 * CROP_PX
+    found = []
+    for cx, cy in _in_crop(x, y, k, _OWN_FINDERS.astype(np.float64)):
+        x0, y0 = round(cx - half - reach), round(cy - half - reach)
+        size = finder.shape[0] + 2 * reach
+        if x0 < 0 or y0 < 0 or x0 + size > crop.shape[1] or y0 + size > crop.shape[0]:
+            return None
+        res = cv2.matchTemplate(crop[y0 : y0 + size, x0 : x0 + size], finder, cv2.TM_CCOEFF_NORMED)
+        _lo, score, _at, (bx, by) = cv2.minMaxLoc(res)
+        if score < FINDER_SEEN:
+            return None
+        found.append((x0 + bx + half, y0 + by + half))
+    affine = cv2.getAffineTransform(_OWN_FINDERS, np.asarray(found, np.float32))
+    grid = np.arange(QR_MODULES, dtype=np.float32) + 0.5
+    gu, gv = np.meshgrid(grid, grid)
+    mx = (affine[0, 0] * gu + affine[0, 1] * gv + affine[0, 2] - 0.5).astype(np.float32)
+    my = (affine[1, 0] * gu + affine[1, 1] * gv + affine[1, 2] - 0.5).astype(np.float32)
+    return np.asarray(cv2.remap(crop, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), np.float32)
+
+
+def _correlations_with(samples: npt.NDArray[np.float32], ids: Sequence[str]) -> npt.NDArray[np.float32]:
+    """Each id's correlation with a code's module grey levels (own orientation), over the varying modules."""
+    mask, signatures = _turned_signatures(tuple(ids), 0)
+    v = samples[mask]
+    v = v - v.mean()
+    norms = np.sqrt(np.sum(signatures**2, axis=1)) * math.sqrt(float(np.dot(v, v)))
+    return np.asarray((signatures @ v) / np.where(norms > 0, norms, 1.0), np.float32)
 
 
 def _corners_mm(  # noqa: PLR0917
