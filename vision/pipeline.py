@@ -364,6 +364,7 @@ class TableReader:
             if not ids or len(set(ids)) != len(ids):
                 raise MapConflictError([f"a map names each tile once, got {sorted(ids)!r}"])
             self.stabilizer.set_tiles(layout)
+            self._last = _to_reading(self.stabilizer.current())  # the stable reading has this map from now
             if self._tracked is not None and placed is None and dict(self._tracked.map.tiles) == layout:
                 return self.map_mode  # the same map confirmed again (a game resumed): it is placed already
             self._confirmed = layout

@@ -177,6 +177,7 @@ def test_a_confirmation_the_table_contradicts_waits_and_says_why() -> None:
     a, b = next(h for h, t in APP.items() if t == "T02"), next(h for h, t in APP.items() if t == "T06")
     wrong[a], wrong[b] = "T06", "T02"
     assert reader.confirm_map(wrong) is MapMode.WAITING
+    assert dict(reader.stable.tiles) == wrong  # the stable reading has the confirmed map at once
     result = reader.read(render_scene(table(), 15)[0])
     assert "differs from the table" in result.message or "differs from the table" in "; ".join(
         result.map.problems if result.map is not None else ()
