@@ -50,6 +50,24 @@ def test_rulebook_terms_of_each_edition() -> None:
     assert nl("{who} rolled {values}").format(who="Ann", values="3") == "Ann wierp 3"
 
 
+# Words a catalogue must not use, with the edition's own word for the same thing (face down, combat score,
+# in hand): the Dutch edition says "gesloten", "gevechtssterkte", "op handen"; the Swedish one "med
+# framsidan neråt", "stridsvärde", "på handen".
+NOT_THE_EDITIONS = {
+    "nl": {"gedekt": "gesloten", "gevechtswaarde": "gevechtssterkte", "in de hand": "op handen"},
+    "sv": {"nedåt": "neråt", "stridsstyrka": "stridsvärde", "i handen": "på handen"},
+}
+
+
+@pytest.mark.parametrize("lang", sorted(NOT_THE_EDITIONS))
+def test_each_catalogue_keeps_its_editions_words(lang: str) -> None:
+    po = next(p for p in catalogs() if p.parent.parent.name == lang)
+    said = parse_po(po.read_text(encoding="utf-8"), str(po)).values()
+    for avoid, edition in NOT_THE_EDITIONS[lang].items():
+        assert [s for s in said if re.search(rf"\b{avoid}\b", s, re.IGNORECASE)] == [], edition
+        assert any(edition in s for s in said)
+
+
 def test_switching_language_is_stored(tmp_path: object) -> None:
     storage = SqliteStorage(":memory:")
     tr = Translator()
