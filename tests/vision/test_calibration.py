@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -196,16 +197,17 @@ def test_a_die_veiled_by_glare_is_still_its_colour_and_skin_is_not() -> None:
 
 @pytest.mark.parametrize("yaw", [0.0, 45.0])
 @pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
-def test_a_black_or_white_die_s_body_is_its_connected_surface(value: int, yaw: float) -> None:
-    """A six turned 45 degrees fills the middle of its face with pips: the body is still the one connected
-    surface (black dice have white pips, white dice black ones)."""
-    from vision.calibration import darker_is_body, middle_of
+def test_black_and_white_dice_are_told_apart_whatever_their_face(value: int, yaw: float) -> None:
+    """A six turned 45 degrees fills the middle of its face with pips: a black die (white pips) is still
+    black and a white die (black pips) white, each named from its body and pips together."""
     from vision.synth import render_die
 
-    for colour, dark in ((Colour.BLACK, True), (Colour.WHITE, False)):
+    cal = default_calibration()
+    for colour in (Colour.BLACK, Colour.WHITE):
         image, truth = render_die(value, colour, seed=value, size_px=44, yaw_deg=yaw, tilt_deg=20.0)
         box = tuple(int(v) for v in truth[0].box)
-        assert darker_is_body(image, middle_of((box[0], box[1], box[2], box[3]))) is dark, (colour, value)
+        (m,) = cal.name_faces(image, [box], WHITE)
+        assert m.colour is colour and m.accepted, (colour, value, m)
 
 
 @pytest.mark.parametrize("white", [None, (205.0, 221.0, 236.0)])
@@ -225,3 +227,82 @@ def test_the_sticker_white_s_percentile_is_numpy_s(n: int) -> None:
     rows = np.random.default_rng(n).integers(0, 254, (3, n)).astype(np.uint8)
     want = np.percentile(rows.astype(np.float64), 90, axis=1)
     assert np.allclose(_percentile_rows(rows, 90.0), want, rtol=0, atol=1e-9)
+
+
+# -- version 1 files and die models ------------------------------------------------------------------------
+
+V1 = """{
+  "format": "seneschal-colour-calibration",
+  "version": 1,
+  "threshold": 24.0,
+  "margin": 6.0,
+  "references": {"red": [42.12, 57.922, 38.188], "blue": [35.01, 13.922, -48.156],
+                 "white": [92.908, 0.016, 0.0], "black": [13.684, 0.094, 0.0]},
+  "measured": ["red", "blue"]
+}"""
+
+
+def test_a_version_1_file_loads_as_body_colours_with_white_or_black_pips(tmp_path: Path) -> None:
+    """Files saved before die models (one body colour per player) still load and still name dice: each
+    colour becomes a model of that body with white or black pips."""
+    from vision.synth import render_die
+
+    path = tmp_path / "calibration.json"
+    path.write_text(V1)
+    cal = ColourCalibration.load(path)
+    assert cal.colours == (Colour.RED, Colour.BLUE, Colour.WHITE, Colour.BLACK)
+    assert cal.models[Colour.RED].pips == ((92.4, 0.0, 0.0), (10.0, 0.0, 0.0))
+    assert cal.references[Colour.BLUE] == (35.01, 13.922, -48.156)
+    for colour in cal.colours:
+        image, truth = render_die(4, colour, seed=3, size_px=44)
+        (m,) = cal.name_faces(image, [truth[0].box], WHITE)
+        assert m.colour is colour and m.accepted, (colour, m)
+    again = ColourCalibration.from_json(json.loads(json.dumps(cal.to_json())))
+    assert again.to_json()["version"] == 2 and again.models == cal.models
+
+
+def test_version_2_round_trip_keeps_every_model(tmp_path: Path) -> None:
+    cal = default_calibration()
+    path = tmp_path / "calibration.json"
+    cal.save(path)
+    again = ColourCalibration.load(path)
+    assert again.colours == cal.colours
+    for colour in cal.colours:
+        assert again.models[colour].to_json() == cal.models[colour].to_json()
+
+
+@pytest.mark.parametrize(
+    ("models", "quoted"),
+    [
+        ("[]", "'models' must be an object"),
+        ('{"red": {"colours": []}}', "red: a die model needs a list of 'colours'"),
+        ('{"red": {"colours": [{"lab": [1, 2], "share": 1.0}]}}', "[1, 2] is not [L, a, b]"),
+        ('{"red": {"colours": [{"lab": [1, 2, 3], "share": 2.0}]}}', "within 0..1, got 2.0"),
+        ('{"red": {"colours": [{"lab": [1, 2, 3], "share": 1.0, "pips": true}]}}', "first colour must be"),
+        ('{"mauve": {"colours": [{"lab": [1, 2, 3], "share": 1.0}]}}', "unknown colour 'mauve'"),
+        ("{}", "holds no colour"),
+    ],
+)
+def test_bad_version_2_files_are_refused_quoting_the_input(tmp_path: Path, models: str, quoted: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "seneschal-colour-calibration", "version": 2, "models": ' + models + "}")
+    with pytest.raises(CalibrationError) as info:
+        ColourCalibration.load(path)
+    assert quoted in str(info.value)
+
+
+def test_a_die_matching_no_model_or_two_alike_is_unsure() -> None:
+    """A face far from every model is not named; one between two alike models is not named either."""
+    from vision.dicecolour import DieColour, DieModel
+
+    pips = DieColour((92.0, 0.0, 0.0), 0.15, pips=True)
+    red = DieModel((DieColour((42.0, 58.0, 38.0), 0.85), pips), dice=3)
+    orange = DieModel((DieColour((55.0, 45.0, 50.0), 0.85), pips), dice=3)
+    cal = ColourCalibration.of_models({Colour.RED: red})
+    image = np.full((60, 60, 3), (200, 120, 40), np.uint8)  # a blue square: nobody's die
+    (m,) = cal.name_faces(image, [(10, 10, 50, 50)], WHITE)
+    assert not m.accepted and m.distance > m.threshold
+    both = ColourCalibration.of_models({Colour.RED: red, Colour.YELLOW: orange})
+    between = np.full((60, 60, 3), (45, 75, 215), np.uint8)
+    (m,) = both.name_faces(between, [(10, 10, 50, 50)], WHITE)
+    assert not m.accepted and m.runner_up_distance - m.distance < m.margin
