@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from companion.calibrate import Calibrator, DieSample, castle_colours, load_calibration, measured_colours
+from companion.calibrate import Calibrator, ColourState, DieSample, castle_colours, load_calibration
 from companion.presenters.boxsetup import BoxRow, CalibrationStatus
 from engine.colours import Colour
 
@@ -79,10 +79,12 @@ class CatalogueBox:
         cal = load_calibration(self.calibration_path)
         return None if cal is None else dict(cal.to_json())
 
-    def calibration_status(self) -> CalibrationStatus:
-        measured = tuple(c.value for c in self.calibrator.measured())
-        saved = tuple(measured_colours(self.calibration_path))
-        return CalibrationStatus(measured, (), tuple(self.calibrator.check()) if measured else (), saved)
+    def calibration_status(self, notes: tuple[str, ...] = ()) -> CalibrationStatus:
+        reports = tuple(self.calibrator.reports())
+        measured = tuple(r.colour.value for r in reports if r.state is ColourState.MEASURED)
+        saved = tuple(r.colour.value for r in reports if r.state is ColourState.SAVED)
+        problems = tuple(s for r in reports if r.state is ColourState.REFUSED for s in r.sentences)
+        return CalibrationStatus(measured, notes, problems, saved, reports)
 
     def measure_dice(self) -> CalibrationStatus:
         """Blocking (a worker thread): measure the dice standing on the castles now."""
@@ -90,16 +92,15 @@ class CatalogueBox:
             return CalibrationStatus(notes=("no camera: start the app with --camera to measure the dice",))
         found, notes = self.sampler(castle_colours(self.catalogue()))
         self.calibrator.add(found)
-        status = self.calibration_status()
-        return CalibrationStatus(status.measured, tuple(notes), status.problems, status.saved)
+        return self.calibration_status(tuple(notes))
 
     def save_calibration(self) -> CalibrationStatus:
         problems = self.calibrator.check()
         if problems:
-            return CalibrationStatus(
-                tuple(c.value for c in self.calibrator.measured()), (), tuple(problems), ()
-            )
+            status = self.calibration_status()
+            return CalibrationStatus(status.measured, (), tuple(problems), (), status.reports)
         cal = self.calibrator.save()
         if self.on_calibrated is not None:
             self.on_calibrated(dict(cal.to_json()))
+        self.calibrator.samples.clear()
         return self.calibration_status()

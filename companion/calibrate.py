@@ -1,49 +1,78 @@
-"""Dice-colour calibration from the camera, at box setup: every player puts one of their dice on their castle
-(a castle tile's colour is printed on it and known from the catalogue), the camera reads the map, and each
-die's body colour is measured there (`vision.calibration.die_body_colour`, white-balanced by the stickers'
-white). The measurements become a `vision.calibration.ColourCalibration` that the table reader uses for the
-game; colours nobody measured keep the default references.
+"""Dice-colour calibration from the camera, at box setup: every player puts their dice (three is best: more
+of the kind seen, fewer questions at play) on their castle (a castle tile's colour is printed on it and known
+from the catalogue), the camera reads the map, and each castle's dice are measured and checked there
+(`vision.colourcheck`). A measurement with a problem is refused with a sentence saying why and a picture of
+what was measured; players' dice too alike to tell apart are refused together. The measured kinds of dice
+become a `vision.calibration.ColourCalibration` that the table reader uses for the game: only measured
+colours are in it, so a die of a colour nobody measured is unsure (its location is asked), never named by a
+default; the box setup says which colours are not measured.
 
 The measuring runs where the frames are (the camera process, `feedproc`); this module is pure so that tests
-drive it on synthetic frames (`vision.synth`).
+drive it on synthetic frames (`vision.synth`). Vision is imported where it is used: the app runs without it.
 """
 
 from __future__ import annotations
 
+import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from engine.colours import Colour
 
-# Two measured colours closer than this (Lab distance, as `ColourCalibration.match` measures) are too alike
-# to tell apart at play time.
-MIN_SEPARATION = 12.0
+
+class ColourState(Enum):
+    """Where one player colour's calibration stands."""
+
+    MEASURED = "measured"  # measured now, no problem: saved with the next save
+    REFUSED = "refused"  # measured now, with a problem: not saved (see the problems)
+    NO_DIE = "no-die"  # its castle is in view with no die on it
+    NOT_IN_VIEW = "not-in-view"  # its castle is on the map but not (wholly) in the camera's view
+    SAVED = "saved"  # in the saved calibration the camera uses, not measured now
+    NOT_MEASURED = "not-measured"  # never measured: the camera asks about its dice
 
 
 @dataclass(frozen=True, slots=True)
 class DieSample:
-    """One player's die as measured in one frame: body colour (BGR) and that frame's sticker white."""
+    """One castle's dice as measured in one frame (what the camera process sends the app): the castle's state
+    and, when it had dice, the measurement (`vision.colourcheck.Measurement`'s JSON, picture and all)."""
 
-    bgr: tuple[float, float, float]
-    white: tuple[float, float, float] | None
-    dice: int = 1  # dice on the castle the median was taken over
+    state: ColourState
+    measurement: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "bgr": [round(v, 2) for v in self.bgr],
-            "white": None if self.white is None else [round(v, 2) for v in self.white],
-            "dice": self.dice,
-        }
+        return {"state": self.state.value, "measurement": self.measurement}
 
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> DieSample:
-        b, g, r = (float(v) for v in obj["bgr"])
-        w = obj.get("white")
-        white = None if w is None else (float(w[0]), float(w[1]), float(w[2]))
-        return DieSample((b, g, r), white, int(obj.get("dice", 1)))
+        m = obj.get("measurement")
+        return DieSample(ColourState(obj["state"]), None if m is None else dict(m))
+
+    def measured(self) -> Any:
+        """The `vision.colourcheck.Measurement` (None when the castle had no die)."""
+        if self.measurement is None:
+            return None
+        from vision.colourcheck import Measurement
+
+        return Measurement.from_json(self.measurement)
+
+
+@dataclass(frozen=True, slots=True)
+class ColourReport:
+    """What the box setup shows for one player colour: its state, what to tell the players (English
+    sentences; `doubts` are `vision.colourcheck.Doubt` values, for translations), how many dice were
+    measured, and the picture of what was measured (PNG bytes: each die as seen and with the pixels taken as
+    body and as pips marked, the model's colours beneath), or None."""
+
+    colour: Colour
+    state: ColourState
+    sentences: tuple[str, ...] = ()
+    doubts: tuple[str, ...] = ()
+    dice: int = 0
+    picture: bytes | None = None
 
 
 def castle_colours(catalogue: Any = None) -> dict[str, Colour]:
@@ -58,140 +87,202 @@ def castle_colours(catalogue: Any = None) -> dict[str, Colour]:
 def samples_on_castles(
     image: Any, result: Any, castles: Mapping[str, Colour]
 ) -> tuple[dict[Colour, DieSample], list[str]]:
-    """From one frame and the table reader's result for it (`vision.pipeline.FrameResult`): each castle's dice
-    measured as that castle's colour. Returns the samples and what to tell the players about the rest."""
-    import numpy as np
+    """From one frame and the table reader's result for it (`vision.pipeline.FrameResult`): each castle on the
+    map measured as that castle's colour, or why not (`ColourState`). Returns the samples and sentences for
+    what the frame as a whole lacked (no map in view)."""
+    from vision.colourcheck import measure
 
-    from vision.calibration import die_body_colour, middle_of
-
-    notes: list[str] = []
     knights = getattr(result, "knights", None)
     if knights is None:
         why = getattr(result, "message", "") or "no map in view"
         return {}, [f"the camera cannot read the table yet ({why}): are the castles' stickers in view?"]
+    view = getattr(result, "map", None)
+    on_map = set(getattr(view, "tiles", {}).values()) if view is not None else set()
     seen = set(getattr(knights, "seen", ()))
     white = getattr(result, "white", None)
+    everyone = [tuple(d.box) for d in knights.dice]
     out: dict[Colour, DieSample] = {}
     for castle, colour in castles.items():
-        dice = [d for d in knights.dice if d.location == castle]
-        if not dice:
-            if castle in seen:
-                notes.append(f"no die on the {colour.value} castle ({castle})")
+        if castle not in seen:
+            if castle in on_map:
+                out[colour] = DieSample(ColourState.NOT_IN_VIEW)
             continue
+        dice = [d for d in knights.dice if d.location == castle]
         # Real dice are the big ones: the finder's stray finds (a pip-like speck of art) are much smaller.
         area = [max(1, (d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in dice]
-        dice = [d for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area)]
-        bodies = np.asarray([die_body_colour(image, middle_of(d.box)) for d in dice], np.float64)
-        b, g, r = (float(v) for v in np.median(bodies, axis=0))
-        wb = None if white is None else (float(white[0]), float(white[1]), float(white[2]))
-        out[colour] = DieSample((b, g, r), wb, len(dice))
-    if not out and not notes:
-        notes.append("no castle in view: put the castles (with their stickers) where the camera sees them")
+        boxes = [tuple(d.box) for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area, default=0)]
+        if not boxes:
+            out[colour] = DieSample(ColourState.NO_DIE)
+            continue
+        others = [b for b in everyone if b not in boxes]
+        m = measure(image, boxes, None if white is None else tuple(white), others=others)
+        state = ColourState.MEASURED if m.ok else ColourState.REFUSED
+        out[colour] = DieSample(state, m.to_json())
+    notes = (
+        [] if out else ["no castle in view: put the castles (with their stickers) where the camera sees them"]
+    )
     return out, notes
 
 
-def build_calibration(samples: Mapping[Colour, DieSample], base: Any = None) -> Any:
-    """A `ColourCalibration`: the measured colours (each balanced by its own frame's white) over `base`'s
-    references (default: the default calibration) for the colours nobody measured."""
-    from vision.calibration import ColourCalibration, balance, bgr_to_lab, default_calibration
-
-    base = base if base is not None else default_calibration()
-    refs: dict[Colour, tuple[float, float, float]] = dict(base.references)
-    for colour, s in samples.items():
-        lab = bgr_to_lab(balance(s.bgr, s.white))[0]
-        refs[colour] = (float(lab[0]), float(lab[1]), float(lab[2]))
-    return ColourCalibration(refs, threshold=base.threshold, margin=base.margin)
+def _saved_doc(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
-def problems(samples: Mapping[Colour, DieSample], calibration: Any, base: Any = None) -> list[str]:
-    """Measured dice the calibration would not recognise as their own colour (a die of another colour on the
-    castle, or two colours too alike in this light). A die the default colours confidently call another
-    colour, far from its own, is flagged too: a blue die on the red castle when blue is not measured."""
-    from vision.calibration import default_calibration
+def load_calibration(path: Path) -> Any:
+    """The saved calibration (`ColourCalibration`), or None when there is none (the reader then uses its
+    defaults: the synthetic camera's dice). Raises `CalibrationError` on a damaged file."""
+    if not path.exists():
+        return None
+    from vision.calibration import ColourCalibration
 
-    base = base if base is not None else default_calibration()
-    out: list[str] = []
-    for colour, s in samples.items():
-        m = calibration.match(s.bgr, s.white)
-        d = base.match(s.bgr, s.white)
-        far = (
-            colour in base.references
-            and d.colour is not colour
-            and d.accepted
-            and _distance_to(base, colour, s) > 2 * base.threshold_for(colour)
-        )
-        if far:
-            out.append(
-                f"the die on the {colour.value} castle looks {d.colour.value}: is it a {colour.value} die?"
-            )
-        elif m.colour is not colour:
-            out.append(
-                f"the die on the {colour.value} castle looks {m.colour.value}: is it a {colour.value} die?"
-            )
-        elif m.runner_up is not None and m.runner_up_distance - m.distance < MIN_SEPARATION:
-            out.append(
-                f"{colour.value} and {m.runner_up.value} dice look too alike in this light "
-                f"({m.runner_up_distance - m.distance:.0f} apart): more light, or measure again"
-            )
-    return out
+    return ColourCalibration.load(path)
 
 
-def _distance_to(calibration: Any, colour: Colour, s: DieSample) -> float:
-    """How far a sample is from one colour's reference (balanced Lab, as `match` measures)."""
-    import numpy as np
-
-    from vision.calibration import balance, bgr_to_lab, lab_distance
-
-    ref = np.asarray([calibration.references[colour]], np.float32)
-    return float(lab_distance(ref, bgr_to_lab(balance(s.bgr, s.white))[0])[0])
+def measured_colours(path: Path) -> Sequence[str]:
+    """The colours the saved calibration holds (measured at some box setup)."""
+    doc = _saved_doc(path)
+    measured = doc.get("measured")
+    if isinstance(measured, list):
+        return tuple(str(c) for c in measured)
+    models = doc.get("models") or doc.get("references") or {}
+    return tuple(models) if isinstance(models, dict) else ()
 
 
 class Calibrator:
-    """The measurements of one calibration session, and the saved result."""
+    """One box-setup session's measurements (each castle's latest: a new tap replaces what it measured) over
+    the saved calibration, the checks across players, and saving."""
 
-    def __init__(self, path: Path, base: Any = None) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.base = base
         self.samples: dict[Colour, DieSample] = {}
 
     def add(self, samples: Mapping[Colour, DieSample]) -> None:
         self.samples.update(samples)
 
+    def measurements(self) -> dict[Colour, Any]:
+        """This session's measured colours' `Measurement`s."""
+        out = {}
+        for colour, sample in self.samples.items():
+            m = sample.measured()
+            if m is not None:
+                out[colour] = m
+        return out
+
     def measured(self) -> tuple[Colour, ...]:
-        return tuple(c for c in Colour if c in self.samples)
+        return tuple(c for c in Colour if c in self.samples and self.samples[c].measurement is not None)
+
+    def _saved(self) -> tuple[dict[Colour, Any], dict[Colour, list[Any]]]:
+        """The saved models and faces of the colours not measured in this session."""
+        from vision.dicecolour import DieModel
+
+        doc = _saved_doc(self.path)
+        models: dict[Colour, Any] = {}
+        faces: dict[Colour, list[Any]] = {}
+        if doc.get("version", 1) >= 2:
+            for name, model in (doc.get("models") or {}).items():
+                try:
+                    colour = Colour(name)
+                    if colour not in self.samples:
+                        models[colour] = DieModel.from_json(model)
+                        faces[colour] = list((doc.get("faces") or {}).get(name, []))
+                except ValueError:
+                    continue
+        return models, faces
+
+    def problems(self) -> dict[Colour, list[Any]]:
+        """Every colour's problems (`vision.colourcheck.Problem`): its own measurement's, and too alike
+        another player's dice (measured now or saved)."""
+        import numpy as np
+
+        from vision.colourcheck import Measurement, separation
+
+        current = self.measurements()
+        out: dict[Colour, list[Any]] = {c: list(m.problems) for c, m in current.items()}
+        models, faces = self._saved()
+        everyone = dict(current)
+        for colour, model in models.items():
+            everyone[colour] = Measurement(
+                model, tuple(np.asarray(f, np.float32).reshape(-1, 3) for f in faces[colour])
+            )
+        usable = {c: m for c, m in everyone.items() if c not in out or not out[c]}
+        for colour, found in separation(usable).items():
+            if colour in out:
+                out[colour] += found
+        return out
+
+    def reports(self, colours: Iterable[Colour] = tuple(Colour)) -> list[ColourReport]:
+        """What to show for each colour."""
+        problems = self.problems() if self.samples else {}
+        saved = set(measured_colours(self.path))
+        out = []
+        for colour in colours:
+            sample = self.samples.get(colour)
+            if sample is None:
+                state = ColourState.SAVED if colour.value in saved else ColourState.NOT_MEASURED
+                out.append(ColourReport(colour, state, (_absent(colour, state),)))
+                continue
+            if sample.measurement is None:
+                out.append(ColourReport(colour, sample.state, (_absent(colour, sample.state),)))
+                continue
+            found = problems.get(colour, [])
+            state = ColourState.REFUSED if found else ColourState.MEASURED
+            m = sample.measurement
+            picture = base64.b64decode(m["picture"]) if m.get("picture") else None
+            dice = len(m.get("faces", ()))
+            sentences = tuple(p.sentence(colour) for p in found) or (_measured(colour, dice),)
+            out.append(
+                ColourReport(colour, state, sentences, tuple(p.doubt.value for p in found), dice, picture)
+            )
+        return out
 
     def check(self) -> list[str]:
-        if not self.samples:
+        """Why this session's measurements cannot be saved (empty: they can)."""
+        if not self.samples or not self.measured():
             return ["no die measured yet"]
-        return problems(self.samples, build_calibration(self.samples, self.base), self.base)
+        return [s for r in self.reports() if r.state is ColourState.REFUSED for s in r.sentences]
 
     def save(self) -> Any:
-        """Write the calibration (vision's format) next to the box file; returns it."""
-        cal = build_calibration(self.samples, self.base)
+        """Write the calibration (vision's format, with the measured faces for later checks) next to the box
+        file: this session's measurements over the saved colours not measured again. Returns it."""
+        from vision.calibration import ColourCalibration
+
+        current = self.measurements()
+        models, faces = self._saved()
+        models.update({c: m.model for c, m in current.items()})
+        faces.update({c: [f.round(1).tolist() for f in m.faces] for c, m in current.items()})
+        cal = ColourCalibration.of_models({c: models[c] for c in Colour if c in models})
+        doc = cal.to_json()
+        doc["measured"] = [c.value for c in cal.colours]
+        doc["faces"] = {c.value: faces.get(c, []) for c in cal.colours}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        doc = cal.to_json()
-        doc["measured"] = [c.value for c in self.measured()]
-        tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(doc) + "\n", encoding="utf-8")
         tmp.replace(self.path)
         return cal
 
 
-def load_calibration(path: Path) -> Any:
-    """The saved calibration, or None when there is none (the reader then uses its defaults)."""
-    if not path.exists():
-        return None
-    from vision.calibration import ColourCalibration
-
-    obj = json.loads(path.read_text(encoding="utf-8"))
-    obj.pop("measured", None)
-    return ColourCalibration.from_json(obj)
+def missing_colours(calibration: Any, colours: Iterable[Colour]) -> list[Colour]:
+    """The colours a game uses that `calibration` has no model of: their dice are asked about, never named
+    (None: no calibration at all, every colour missing)."""
+    have = set() if calibration is None else set(calibration.colours)
+    return [c for c in colours if c not in have]
 
 
-def measured_colours(path: Path) -> Sequence[str]:
-    if not path.exists():
-        return ()
-    try:
-        return tuple(json.loads(path.read_text(encoding="utf-8")).get("measured", ()))
-    except (OSError, ValueError):
-        return ()
+def _measured(colour: Colour, dice: int) -> str:
+    more = "" if dice >= 3 else " (three dice measure it better: fewer questions at play)"
+    return f"{colour.value}: {dice} {'die' if dice == 1 else 'dice'} measured{more}"
+
+
+def _absent(colour: Colour, state: ColourState) -> str:
+    return {
+        ColourState.NO_DIE: f"no die on the {colour.value} castle",
+        ColourState.NOT_IN_VIEW: f"the {colour.value} castle is not in the camera's view",
+        ColourState.SAVED: f"{colour.value}: as saved",
+        ColourState.NOT_MEASURED: f"{colour.value} dice not measured: the camera will ask about them",
+    }.get(state, colour.value)

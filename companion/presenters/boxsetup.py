@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.engine_text import EngineText
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import UiClock
+
+if TYPE_CHECKING:
+    from companion.calibrate import ColourReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,8 @@ class CalibrationStatus:
     notes: tuple[str, ...] = ()  # what the last measurement could not do (no die on a castle...)
     problems: tuple[str, ...] = ()  # why these colours cannot be saved yet
     saved: tuple[str, ...] = ()  # measured colours in the saved calibration the camera uses
+    # every colour's state, sentences and picture of what was measured (`companion.calibrate.ColourReport`)
+    reports: tuple[ColourReport, ...] = ()
 
 
 class BoxService(Protocol):
@@ -246,7 +251,10 @@ class BoxSetupPresenter(Presenter):
         return "; ".join(notes) or self.tr("No die found on a castle.")
 
     def calibration_rows(self) -> list[tuple[str, str]]:
-        """(colour value, "measured" | "saved" | "default") for every colour of the box."""
+        """(colour value, state) for every colour of the box: a `companion.calibrate.ColourState` value
+        ("measured", "refused", "no-die", "not-in-view", "saved", "not-measured")."""
+        if self.calibration.reports:
+            return [(r.colour.value, r.state.value) for r in self.calibration.reports]
         out = []
         for colour in ("red", "blue", "yellow", "green", "white", "black"):
             if colour in self.calibration.measured:
@@ -254,6 +262,11 @@ class BoxSetupPresenter(Presenter):
             elif colour in self.calibration.saved:
                 state = "saved"
             else:
-                state = "default"
+                state = "not-measured"
             out.append((colour, state))
         return out
+
+    def calibration_reports(self) -> tuple[ColourReport, ...]:
+        """Every colour's report for the screen: state, sentences (why a measurement is refused), how many
+        dice, and the picture of what was measured (PNG bytes) when there is one."""
+        return self.calibration.reports

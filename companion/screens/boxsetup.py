@@ -134,7 +134,7 @@ class BoxSetupScreen(PreviewScreen):
 
     def _calibration(self, p: BoxSetupPresenter) -> None:
         tr = self.tr
-        states = {"measured": tr("measured"), "saved": tr("saved"), "default": tr("default colour")}
+        states = {"measured": tr("measured"), "saved": tr("saved")}
         rows = p.calibration_rows()
         if not self.changed_key("body", ("dice", tuple(rows), self.app_ref.lang)):
             return
@@ -165,7 +165,7 @@ class BoxSetupScreen(PreviewScreen):
             good = state in ("measured", "saved")
             line.add_widget(
                 text(
-                    states[state],
+                    states.get(state, state.replace("-", " ")),
                     "body",
                     color=PALETTE.good if good else PALETTE.text_dim,
                     halign="right",
