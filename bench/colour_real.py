@@ -1,7 +1,7 @@
 """Players' colours on real dice: box-setup calibration (`vision.colourcheck`) and naming at play
-(`vision.calibration.ColourCalibration`), on the labelled photographs of `../shared/data/real-dice/` with
-every die's kind labelled by eye (`bench/data/real-dice-kinds.json`: 17 kinds, solid, translucent, swirled and
-marbled, white, black and coloured pips).
+(`vision.calibration.ColourCalibration`), on the labelled photographs of `../shared/data/real-dice/`, every
+die's kind and split as the realism benchmark's face library records them (`bench/realtable/library.py`:
+17 kinds, solid, translucent, pearl, swirled and marbled, white, black and coloured pips).
 
 A *game* gives each of 2..6 players one kind of die. At set-up each player's dice (`--dice` of them, from one
 photo where it holds that many, as a castle's dice lie in one frame) are measured in one light; the set-up is
@@ -12,19 +12,19 @@ temperature as `vision.synth`'s (-1..1) and an exposure of 0.8..1.1, balanced by
 paper backdrop (`sticker_white` without stickers). Dice of kinds nobody plays are shown too ("foreign": a
 spare die, a colour nobody measured).
 
-Splits: photos as `vision.dice_model.data.split` (the dice networks' split); kinds BSR, WH, NV, RY, PU held
-out (swirled with coloured pips, white, navy, red with yellow pips, purple). Everything was chosen on the
-tuning photos and the other twelve kinds (`--only tuning`); the held-out figures are for reporting: games of
-all seventeen kinds on the held-out photos, with the held-out kinds' dice from every photo.
+Splits, the library's: `train` (training kinds, tuning photos: everything here was chosen on these alone),
+`held_out_photo` (training kinds, the 45 photos `vision.dice_model.data.split` holds out) and `held_out_kind`
+(six kinds never tuned on, one per player colour: red-white, blue-swirl-red, teal-swirl-yellow, gold-black,
+ivory-black, smoke-red; from every photo), reported apart. A game's kinds and dice come from one split.
 
-Games: `pairs` (every pair of kinds: the hardest), `tables` (2..6 players whose kinds differ in family: red,
-black, blue, yellow, green, white, purple: what a table is likely to hold), `any` (kinds at random).
+Games: `tables` (2..6 players, one kind per player colour, each kind the colour's: what a box holds),
+`pairs` (every pair of kinds: the similar ones too), `any` (kinds at random).
 
 Prints per kind: dice named right, unsure (their location is asked), named a wrong player ("silently wrong");
 set-ups refused and why (pairs of kinds too alike); foreign dice named; ms to name a table of 30 dice.
 
-Usage: python bench/colour_real.py [--only tuning|held-out] [--games pairs|tables|any] [--trials N]
-       [--dice N] [--quick]
+Usage: python bench/colour_real.py [--only train|held_out_photo|held_out_kind] [--games tables|pairs|any]
+       [--trials N] [--dice N] [--quick]
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -46,35 +47,23 @@ import numpy as np
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.realtable.library import Split, load  # noqa: E402
 from engine.colours import Colour  # noqa: E402
 from vision.calibration import ColourCalibration, sticker_white  # noqa: E402
 from vision.colourcheck import Measurement, measure, merged, separation  # noqa: E402
-from vision.dice_model.data import REAL_DICE, split  # noqa: E402
+from vision.dice_model.data import REAL_DICE  # noqa: E402
 from vision.dicecolour import FaceSamples, sample_faces  # noqa: E402
 
-KINDS_FILE = Path(__file__).resolve().parent / "data" / "real-dice-kinds.json"
-HELD_OUT_KINDS = ("BSR", "NV", "PU", "RY", "WH")
-FAMILIES = {
-    "red": ("MR", "RC", "RO", "RY"),
-    "black": ("BW", "PL", "SR"),
-    "blue": ("BL", "BSR", "NV"),
-    "yellow": ("GB", "YO"),
-    "green": ("GW", "TY"),
-    "white": ("IV", "WH"),
-    "purple": ("PU",),
-}
-Die = tuple[str, int, tuple[int, int, int, int], str]  # photo, index, box, kind
+SPLITS = (Split.TRAIN, Split.HELD_OUT_PHOTO, Split.HELD_OUT_KIND)
+Die = tuple[str, int, tuple[int, int, int, int], str]  # photo, index, box (as labelled), kind
 View = tuple[np.ndarray, tuple[int, int, int, int], tuple[float, float, float]]  # image, box, white
 
 
 class Photos:
     """The photos, lit on demand (a few hundred kept)."""
 
-    def __init__(self, folder: Path, dice: Sequence[Die]) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.dice: dict[str, list[Die]] = defaultdict(list)  # every labelled die of each photo
-        for d in dice:
-            self.dice[d[0]].append(d)
         self.raw: dict[str, np.ndarray] = {}
         self.lit: dict[tuple[str, tuple[float, ...]], tuple[np.ndarray, tuple[float, float, float]]] = {}
 
@@ -92,6 +81,12 @@ class Photos:
     def view(self, die: Die, gains: np.ndarray, rng: np.random.Generator, *, play: bool) -> View:
         """The die cut out of its lit photo with room around it: shaded, its box jittered, scaled."""
         return self.view_among(die, (), gains, rng, play=play)[0]
+
+    def labelled(self, photo: str) -> list[Die]:
+        """Every labelled die of a photo (usable in the library or not): the neighbours a die's tile has."""
+        dice = json.loads((self.folder / photo).with_suffix(".json").read_text())["dice"]
+        return [(photo, i, (int(d["box"][0]), int(d["box"][1]), int(d["box"][2]), int(d["box"][3])), "")
+                for i, d in enumerate(dice)]  # fmt: skip
 
     def view_among(
         self, die: Die, others: Sequence[Die], gains: np.ndarray, rng: np.random.Generator, *, play: bool
@@ -155,28 +150,37 @@ class Tally:
         return [head, *rows]
 
 
-def dice_of(photos: Sequence[str], kinds: dict[str, list[str]], folder: Path) -> list[Die]:
+def dice_of(split: Split | None, folder: Path) -> list[Die]:
+    """The library's usable dice of `split` (None: every usable die), with their labelled boxes."""
     out = []
-    for name in photos:
-        label = json.loads((folder / name).with_suffix(".json").read_text())
-        for i, (d, k) in enumerate(zip(label["dice"], kinds[name], strict=True)):
-            x0, y0, x1, y1 = (int(v) for v in d["box"])
-            out.append((name, i, (x0, y0, x1, y1), k))
+    boxes: dict[str, list[Any]] = {}
+    for d in load().dice:
+        if d.kind is None or d.split is Split.EXCLUDED or (split is not None and d.split is not split):
+            continue
+        if d.photo not in boxes:
+            boxes[d.photo] = json.loads((folder / d.photo).with_suffix(".json").read_text())["dice"]
+        x0, y0, x1, y1 = (int(v) for v in boxes[d.photo][d.index]["box"])
+        out.append((d.photo, d.index, (x0, y0, x1, y1), d.kind))
     return out
 
 
 def games(kind: str, kinds: Sequence[str], trials: int, rng: np.random.Generator) -> list[list[str]]:
     if kind == "pairs":
         return [list(p) for p in itertools.combinations(kinds, 2) for _ in range(trials)]
+    colour_of = {k.id: k.colour for k in load().kinds.values()}
     out = []
     for _ in range(trials):
         n = int(rng.integers(2, 7))
         if kind == "any":
             out.append([str(k) for k in rng.choice(list(kinds), n, replace=False)])
             continue
-        families = [f for f, ks in FAMILIES.items() if any(k in kinds for k in ks)]
-        chosen = rng.choice(families, min(n, len(families)), replace=False)
-        out.append([str(rng.choice([k for k in FAMILIES[f] if k in kinds])) for f in chosen])
+        by_colour: dict[Colour, list[str]] = defaultdict(list)
+        for k in kinds:
+            if colour_of[k] is not None:
+                by_colour[colour_of[k]].append(k)
+        colours = list(by_colour)
+        chosen = rng.choice(len(colours), min(n, len(colours)), replace=False)
+        out.append([str(rng.choice(by_colour[colours[int(i)]])) for i in chosen])
     return out
 
 
@@ -196,7 +200,7 @@ def calibrate(
         m: Measurement | None = None
         for d in picks:
             used.add((d[0], d[1]))
-            others = [o for o in photos.dice[d[0]] if o[1] != d[1]]
+            others = [o for o in photos.labelled(d[0]) if o[1] != d[1]]
             (img, box, white), near = photos.view_among(d, others, gains, rng, play=False)
             one = measure(img, [box], white, others=near)
             m = one if m is None else merged(m, one)
@@ -242,19 +246,13 @@ def play(
             tally.dice[t]["unsure" if named is None else ("right" if named == t else "wrong")] += 1
 
 
-def run(split_name: str, kind: str, trials: int, *, n_dice: int, per_kind: int, seed: int) -> Tally:
-    kinds_doc = json.loads(KINDS_FILE.read_text())["photos"]
+def run(split: Split, kind: str, trials: int, *, n_dice: int, per_kind: int, seed: int) -> Tally:
     folder = REAL_DICE
-    tune, held = split(list(kinds_doc))
-    if split_name == "tuning":
-        dice = [d for d in dice_of(tune, kinds_doc, folder) if d[3] not in HELD_OUT_KINDS]
-    else:
-        dice = dice_of(held, kinds_doc, folder)
-        dice += [d for d in dice_of(tune, kinds_doc, folder) if d[3] in HELD_OUT_KINDS]
     pool: dict[str, list[Die]] = defaultdict(list)
-    for d in dice:
+    for d in dice_of(split, folder):
         pool[d[3]].append(d)
-    photos = Photos(folder, dice_of(sorted(kinds_doc), kinds_doc, folder))
+    pool = {k: v for k, v in pool.items() if len(v) >= 2}  # a kind needs a die to measure and one to name
+    photos = Photos(folder)
     rng = np.random.default_rng(seed)
     tally = Tally()
     for game in games(kind, sorted(pool), trials, rng):
@@ -311,12 +309,8 @@ def report(tally: Tally, title: str) -> None:
         print(
             "  kinds too alike: " + ", ".join(f"{a}~{b} {v}" for (a, b), v in tally.too_alike.most_common(16))
         )
-    held = [k for k in tally.dice if k in HELD_OUT_KINDS]
-    for line in tally.lines(sorted(k for k in tally.dice if k not in HELD_OUT_KINDS), "tuning kinds"):
+    for line in tally.lines(sorted(tally.dice), "kinds"):
         print(line)
-    if held:
-        for line in tally.lines(sorted(held), "held-out kinds"):
-            print(line)
     f = tally.foreign
     nf = sum(f.values())
     print(f"  foreign dice (kinds nobody plays): {nf}, named a player {f['named'] / max(1, nf):.1%}")
@@ -327,7 +321,7 @@ def report(tally: Tally, title: str) -> None:
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("tuning", "held-out"), help="one split (choose on tuning alone)")
+    parser.add_argument("--only", choices=[s.value for s in SPLITS], help="one split (choose on train alone)")
     parser.add_argument("--games", choices=("pairs", "tables", "any"), default="tables")
     parser.add_argument("--trials", type=int, default=0, help="games (pairs: per pair); 0: the default")
     parser.add_argument("--dice", type=int, default=3, help="dice each player shows at set-up")
@@ -335,15 +329,16 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="a few games (a look, not a figure)")
     args = parser.parse_args(list(argv))
-    if not REAL_DICE.is_dir() or not KINDS_FILE.is_file():
-        print(f"missing {REAL_DICE} or {KINDS_FILE}", file=sys.stderr)
+    if not REAL_DICE.is_dir():
+        print(f"missing {REAL_DICE}", file=sys.stderr)
         return 2
     trials = args.trials or (2 if args.quick else (10 if args.games == "pairs" else 300))
-    for name in ("tuning", "held-out"):
+    for split in SPLITS:
+        name = split.value
         if args.only not in (None, name):
             continue
         t0 = time.perf_counter()
-        tally = run(name, args.games, trials, n_dice=args.dice, per_kind=args.per_kind, seed=args.seed)
+        tally = run(split, args.games, trials, n_dice=args.dice, per_kind=args.per_kind, seed=args.seed)
         report(tally, f"{name} photos, {args.games}, {args.dice} dice each at set-up "
                f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
     return 0

@@ -88,8 +88,8 @@ def samples_on_castles(
     image: Any, result: Any, castles: Mapping[str, Colour]
 ) -> tuple[dict[Colour, DieSample], list[str]]:
     """From one frame and the table reader's result for it (`vision.pipeline.FrameResult`): each castle on the
-    map measured as that castle's colour, or why not (`ColourState`). Returns the samples and sentences for
-    what the frame as a whole lacked (no map in view)."""
+    map measured as that castle's colour, or why not (`ColourState`: a sample without a measurement). Returns
+    the samples and what to tell the players about the castles that had no die measured."""
     from vision.colourcheck import measure
 
     knights = getattr(result, "knights", None)
@@ -102,10 +102,12 @@ def samples_on_castles(
     white = getattr(result, "white", None)
     everyone = [tuple(d.box) for d in knights.dice]
     out: dict[Colour, DieSample] = {}
+    notes: list[str] = []
     for castle, colour in castles.items():
         if castle not in seen:
             if castle in on_map:
                 out[colour] = DieSample(ColourState.NOT_IN_VIEW)
+                notes.append(f"the {colour.value} castle ({castle}) is not in the camera's view")
             continue
         dice = [d for d in knights.dice if d.location == castle]
         # Real dice are the big ones: the finder's stray finds (a pip-like speck of art) are much smaller.
@@ -113,14 +115,14 @@ def samples_on_castles(
         boxes = [tuple(d.box) for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area, default=0)]
         if not boxes:
             out[colour] = DieSample(ColourState.NO_DIE)
+            notes.append(f"no die on the {colour.value} castle ({castle})")
             continue
         others = [b for b in everyone if b not in boxes]
         m = measure(image, boxes, None if white is None else tuple(white), others=others)
         state = ColourState.MEASURED if m.ok else ColourState.REFUSED
         out[colour] = DieSample(state, m.to_json())
-    notes = (
-        [] if out else ["no castle in view: put the castles (with their stickers) where the camera sees them"]
-    )
+    if not out:
+        notes.append("no castle in view: put the castles (with their stickers) where the camera sees them")
     return out, notes
 
 
@@ -200,21 +202,14 @@ class Calibrator:
         another player's dice (measured now or saved)."""
         import numpy as np
 
-        from vision.colourcheck import Measurement, separation
+        from vision.colourcheck import Measurement
 
-        current = self.measurements()
-        out: dict[Colour, list[Any]] = {c: list(m.problems) for c, m in current.items()}
         models, faces = self._saved()
-        everyone = dict(current)
-        for colour, model in models.items():
-            everyone[colour] = Measurement(
-                model, tuple(np.asarray(f, np.float32).reshape(-1, 3) for f in faces[colour])
-            )
-        usable = {c: m for c, m in everyone.items() if c not in out or not out[c]}
-        for colour, found in separation(usable).items():
-            if colour in out:
-                out[colour] += found
-        return out
+        saved = {
+            c: Measurement(model, tuple(np.asarray(f, np.float32).reshape(-1, 3) for f in faces[c]))
+            for c, model in models.items()
+        }
+        return _problems(self.measurements(), saved)
 
     def reports(self, colours: Iterable[Colour] = tuple(Colour)) -> list[ColourReport]:
         """What to show for each colour."""
@@ -265,6 +260,36 @@ class Calibrator:
         tmp.write_text(json.dumps(doc) + "\n", encoding="utf-8")
         tmp.replace(self.path)
         return cal
+
+
+def _problems(current: Mapping[Colour, Any], saved: Mapping[Colour, Any]) -> dict[Colour, list[Any]]:
+    """Each measured colour's problems: its own measurement's, and too alike another's (measured or saved)."""
+    from vision.colourcheck import separation
+
+    out: dict[Colour, list[Any]] = {c: list(m.problems) for c, m in current.items()}
+    everyone = {**saved, **current}
+    usable = {c: m for c, m in everyone.items() if not out.get(c)}
+    for colour, found in separation(usable).items():
+        if colour in out:
+            out[colour] += found
+    return out
+
+
+def build_calibration(samples: Mapping[Colour, DieSample]) -> Any:
+    """The `ColourCalibration` of the measured samples alone (every colour with a measurement: a colour
+    nobody measured is never filled in with a default). Raises `CalibrationError` when nothing was
+    measured."""
+    from vision.calibration import ColourCalibration
+
+    measured = {c: s.measured() for c, s in samples.items() if s.measurement is not None}
+    return ColourCalibration.of_models({c: m.model for c, m in measured.items()})
+
+
+def problems(samples: Mapping[Colour, DieSample]) -> list[str]:
+    """Why these samples cannot be saved (`Calibrator.check` without a saved file): every measured colour's
+    problems as sentences."""
+    measured = {c: s.measured() for c, s in samples.items() if s.measurement is not None}
+    return [p.sentence(c) for c, found in _problems(measured, {}).items() for p in found]
 
 
 def missing_colours(calibration: Any, colours: Iterable[Colour]) -> list[Colour]:

@@ -74,10 +74,11 @@ class Naming:
 
 
 # By how many dice a model was measured (two or more alike): a model of one die has seen one face of one die,
-# so another die must fit it far better than any other model to be named. Chosen on the real photographs'
-# tuning split, every pair of the twelve tuning kinds (docs/colour-calibration.md): at most 0.1 % of dice
-# named a wrong player, at most a fifth of dice of a kind nobody measured named, the most named right.
-NAMING: dict[int, Naming] = {1: Naming(24.0, 14.0), 2: Naming(22.0, 10.0)}
+# so another die must fit it better than any other model by more to be named. Chosen on the face library's
+# train split (every pair of its eleven kinds, docs/colour-calibration.md): at most 0.05 % of dice named a
+# wrong player (half the aim, for kinds never seen), at most a fifth of dice of a kind nobody measured
+# named, the most named right.
+NAMING: dict[int, Naming] = {1: Naming(22.0, 10.0), 2: Naming(22.0, 8.0)}
 
 
 def naming_for(dice: int) -> Naming:

@@ -33,7 +33,6 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision.calibration import naming_for
 from vision.dicecolour import (
     DieModel,
     FaceSamples,
@@ -56,8 +55,8 @@ MIN_USABLE = 0.6
 # The sticker white's darkest channel below this: too little light to measure colours by.
 MIN_WHITE = 60.0
 # Chosen on the real photographs' tuning split (docs/colour-calibration.md).
-SURROUNDINGS_APART = 3.5
-DICE_APART = 40.0
+SURROUNDINGS_APART = 4.0
+DICE_APART = 32.0
 SEPARATION = 5.0
 
 
@@ -255,23 +254,29 @@ def _surroundings(
     model: DieModel,
     pixels: Sequence[FloatArray],
 ) -> list[Problem]:
-    """The tile around each die (dice boxes grown a fifth kept out) against the die's model."""
+    """The tile around each die (every die's box grown a fifth kept out) and the die, each against the
+    other's model: a die is like its surroundings when both fit within `SURROUNDINGS_APART` of how the die
+    fits its own (what was measured may be the tile). Both ways, so that a white die on white paper (the
+    paper has no pips) or beside a sticker (the die has no tile art) is a die."""
     ring = sample_points(image, ring_points(boxes), white)
     dice = np.asarray([*boxes, *others], np.float32).reshape(-1, 4)
     centre = (dice[:, :2] + dice[:, 2:]) / 2.0
     half = (dice[:, 2:] - dice[:, :2]) * 0.6
-    palette = Palette.of([model])
     out: list[Problem] = []
     for i, face in enumerate(pixels):
         pts = ring.points[i].astype(np.float32)
         inside = (np.abs(pts[:, None, :] - centre[None]) <= half[None]).all(axis=2).any(axis=1)
-        keep = ring.ok[i] & ~inside
-        if keep.sum() < 16 or len(face) < 8:
+        tile = ring.lab[i][ring.ok[i] & ~inside]
+        if len(tile) < 16 or len(face) < 8:
             continue
-        scores = score_faces(FaceSamples.of_pixels([face, ring.lab[i][keep]]), palette).score[:, 0]
-        if scores[1] - scores[0] < SURROUNDINGS_APART:
-            out.append(Problem(Doubt.LIKE_SURROUNDINGS, f"the tile scores {scores[1]:.0f}, the die "
-                               f"{scores[0]:.0f}, under {SURROUNDINGS_APART:.0f} apart", i))  # fmt: skip
+        around = fit_model(tile).model
+        both = FaceSamples.of_pixels([face, tile])
+        own, tile_as_die = score_faces(both, Palette.of([model])).score[:, 0]
+        die_as_tile = float(score_faces(both, Palette.of([around])).score[0, 0])
+        gap = max(float(tile_as_die), die_as_tile) - float(own)
+        if gap < SURROUNDINGS_APART:
+            detail = f"die and tile each within {gap:.0f} of the die alone, under {SURROUNDINGS_APART:.0f}"
+            out.append(Problem(Doubt.LIKE_SURROUNDINGS, detail, i))
     return out
 
 
@@ -312,10 +317,6 @@ def merged(first: Measurement, second: Measurement) -> Measurement:
         p for m in (first, second) for p in m.problems if p.doubt not in (Doubt.DICE_DIFFER, Doubt.LIKE_OTHER)
     ]
     return Measurement(model, tuple(faces), tuple(kept) + tuple(_differ(faces)), second.picture)
-
-
-def naming_threshold(model: DieModel) -> float:
-    return naming_for(model.dice).threshold
 
 
 # -- the picture -----------------------------------------------------------------------------------------

@@ -63,11 +63,12 @@ def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
         samples, notes = samples_on_castles(setup, result, castle_colours())
     except Exception as exc:  # the app tells the players and measures nothing (companion/feedproc.py)
         return Calibrated(None, True, scene.colours, (f"cannot measure the dice: {exc}",))
+    samples = {c: s for c, s in samples.items() if s.measurement is not None}  # a castle without a die
     unmeasured = tuple(c for c in scene.colours if c not in samples)
     if not samples:
         return Calibrated(None, True, unmeasured, tuple(notes) or ("no die measured",))
     cal = build_calibration(samples)
-    found = problems(samples, cal)
+    found = problems(samples)
     if found:
         return Calibrated(None, True, unmeasured, tuple(notes) + tuple(found))
     return Calibrated(cal, False, unmeasured, tuple(notes))
