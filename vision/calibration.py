@@ -7,9 +7,13 @@ die's face is scored against every player's model (`ColourCalibration.name_faces
 model fits within its threshold and clearly better than the runner-up (`NAMING`), and is otherwise unsure,
 so its location is asked. White balance and the shade-tolerant distance are `vision.lab`'s.
 
+A face is given as an image and a box in it: a whole die's box in the frame, or a top face rectified on its
+own (`name_crops`); the middle half of the box is sampled (`vision.dicecolour.sample_faces`).
+
 Version 1 calibration files held one body colour per player; they load as models of that colour with white
-or black pips. `match` and its kin still name a single colour the version 1 way (the dice reader's own
-colour option uses it).
+or black pips. `match` and its kin name a single body colour the version 1 way, against the models' main
+colours (`references`): `vision.knights` names the table's dice so (with `die_face_colours` and
+`darker_is_body`) until it calls `name_faces`, and the dice reader's own colour option uses it.
 """
 
 from __future__ import annotations
@@ -44,8 +48,8 @@ from vision.lab import clip as _clip
 
 __all__ = [
     "BGR", "L_WEIGHT", "L_WEIGHT_NEUTRAL", "SHADE_RANGE", "WHITE_TARGET", "ColourCalibration", "ColourMatch",
-    "Lab", "balance", "bgr_to_lab", "default_calibration", "die_body_colour", "die_face_colours",
-    "lab_distance", "middle_of", "sticker_white", "white_balance_gains",
+    "Lab", "balance", "bgr_to_lab", "darker_is_body", "default_calibration", "die_body_colour",
+    "die_face_colours", "lab_distance", "middle_of", "sticker_white", "white_balance_gains",
 ]  # fmt: skip
 
 Box = tuple[int, int, int, int]
@@ -185,6 +189,27 @@ def _split_face(
     return (dark, light) if len(dark) > len(light) else (light, dark)
 
 
+def darker_is_body(image: npt.NDArray[np.uint8], box: Box) -> bool:
+    """For a face of two lightness groups (a black die's white pips, a white die's black ones): whether the
+    darker group is the body. The body is one connected surface, the pips separate blobs, so the group with
+    the larger connected piece is the body, however much of the face a six's pips fill."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    mx, my = (x1 - x0) * INNER_MARGIN, (y1 - y0) * INNER_MARGIN
+    patch = image[int(y0 + my) : max(int(y0 + my) + 1, math.ceil(y1 - my)),
+                  int(x0 + mx) : max(int(x0 + mx) + 1, math.ceil(x1 - mx))]  # fmt: skip
+    if patch.size == 0:
+        raise CalibrationError(f"die box {tuple(box)!r} is empty")
+    grey = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2GRAY)
+    _cut, inverted = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    dark = np.asarray(inverted, np.uint8)
+
+    def largest(mask: npt.NDArray[np.uint8]) -> int:
+        n, _labels, stats, _centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+
+    return largest(dark) >= largest(np.asarray(1 - dark, np.uint8))
+
+
 @dataclass(frozen=True, slots=True)
 class ColourMatch:
     """The result of classifying one colour: nearest player colour, its distance, and the runner-up's."""
@@ -317,12 +342,37 @@ class ColourCalibration:
         boxes: Sequence[Sequence[float]],
         white_bgr: Sequence[float] | None,
     ) -> list[ColourMatch]:
-        """Each die's player from its face (whole-die `boxes` in `image`, whose sticker white is
-        `white_bgr`): accepted when one model fits within its threshold and the runner-up is clearly worse
+        """Each die's player from its face (`boxes` (x0, y0, x1, y1) in `image`, whose sticker white is
+        `white_bgr`: whole dice's boxes, or top faces' own; the middle half of each is sampled), in `boxes`'
+        order: accepted when one model fits within its threshold and the runner-up is clearly worse
         (`NAMING`, by how many dice the model was measured on)."""
         if len(boxes) == 0:
             return []
         return self.decide(self.score(image, boxes, white_bgr).score)
+
+    def name_crops(
+        self,
+        crops: Sequence[npt.NDArray[np.uint8]],
+        box: Sequence[float],
+        white_bgr: Sequence[float] | None,
+    ) -> list[ColourMatch]:
+        """`name_faces` for dice each in an image of its own (top faces rectified from one frame, whose
+        sticker white is `white_bgr`), `box` the face's box (x0, y0, x1, y1) in every crop: the crops side by
+        side in one image, named at once."""
+        if len(crops) == 0:
+            return []
+        for crop in crops:
+            if crop.ndim != 3 or crop.shape[2] != 3:
+                raise CalibrationError(f"expected BGR crops, got an array of shape {crop.shape!r}")
+        strip = np.zeros((max(c.shape[0] for c in crops), sum(c.shape[1] for c in crops), 3), np.uint8)
+        boxes = []
+        x = 0
+        for crop in crops:
+            h, w = crop.shape[:2]
+            strip[:h, x : x + w] = crop
+            boxes.append((box[0] + x, box[1], box[2] + x, box[3]))
+            x += w
+        return self.name_faces(strip, boxes, white_bgr)
 
     def name_samples(self, faces: FaceSamples) -> list[ColourMatch]:
         """`name_faces` for faces already sampled (`vision.dicecolour.sample_faces`)."""

@@ -210,6 +210,44 @@ def test_black_and_white_dice_are_told_apart_whatever_their_face(value: int, yaw
         assert m.colour is colour and m.accepted, (colour, value, m)
 
 
+@pytest.mark.parametrize("value", [1, 6])
+def test_a_black_or_white_die_s_body_is_its_connected_surface(value: int) -> None:
+    """`darker_is_body` (the frame reader's split of a black or white die): a six turned 45 degrees fills the
+    middle of its face with pips, and the body is still the one connected surface."""
+    from vision.calibration import darker_is_body, middle_of
+    from vision.synth import render_die
+
+    for colour, dark in ((Colour.BLACK, True), (Colour.WHITE, False)):
+        image, truth = render_die(value, colour, seed=value, size_px=44, yaw_deg=45.0, tilt_deg=20.0)
+        box = tuple(int(v) for v in truth[0].box)
+        assert darker_is_body(image, middle_of((box[0], box[1], box[2], box[3]))) is dark, (colour, value)
+
+
+def test_faces_each_in_a_crop_of_their_own_are_named_as_in_the_frame() -> None:
+    """`name_crops` (top faces rectified one by one): the same matches as `name_faces` on each crop, crops of
+    different sizes side by side, each die its colour."""
+    from vision.synth import render_die
+
+    cal = default_calibration()
+    crops, want = [], []
+    for k, colour in enumerate(Colour):
+        image, truth = render_die(k + 1, colour, seed=k, size_px=36 + 4 * k)
+        x0, y0, x1, y1 = (int(v) for v in truth[0].box)
+        crop = np.ascontiguousarray(image[y0 - 4 : y1 + 4, x0 - 4 : x1 + 4])
+        crops.append(crop)
+        want.append(cal.name_faces(crop, [(4, 4, crop.shape[1] - 4, crop.shape[0] - 4)], WHITE)[0])
+    size = min(c.shape[0] for c in crops)
+    same = [np.ascontiguousarray(c[:size, :size]) for c in crops]
+    got = cal.name_crops(same, (4, 4, size - 4, size - 4), WHITE)
+    assert [m.colour for m in got] == list(Colour) and all(m.accepted for m in got), got
+    assert [m.colour for m in want] == list(Colour) and all(m.accepted for m in want), want
+    taller = [np.pad(c, ((0, 8 * (k % 2)), (0, 0), (0, 0))) for k, c in enumerate(same)]
+    assert cal.name_crops(taller, (4, 4, size - 4, size - 4), WHITE) == got
+    assert cal.name_crops([], (4, 4, 36, 36), WHITE) == []
+    with pytest.raises(CalibrationError, match="expected BGR crops"):
+        cal.name_crops([np.zeros((40, 40), np.uint8)], (4, 4, 36, 36), WHITE)
+
+
 @pytest.mark.parametrize("white", [None, (205.0, 221.0, 236.0)])
 def test_many_colours_are_named_as_one_by_one(white: tuple[float, float, float] | None) -> None:
     """`match_many` (a table's dice at once) gives each colour exactly what `match` gives it alone, glare
