@@ -91,13 +91,14 @@ from engine.rules import (
     sample_chance,
 )
 from engine.setup import GameConfig, PlayerConfig, new_game, position
-from engine.state import ArtefactHolding, Battle, DiceSource, GameState, Knowledge, TurnStep
+from engine.state import ArtefactHolding, Battle, DiceSource, GameState, Knowledge, PlayerState, TurnStep
 from engine.variants import Variant
 from engine.verdict import Reason, Verdict
 from engine.view import player_view
 
 # Records built on every action get a faster constructor (engine/speed.py; off: SENESCHAL_ENGINE_SPEED=0).
-speed.install([*ACTION_TYPES.values(), *EVENT_TYPES.values(), *DECISION_TYPES.values(), ArtefactHolding])
+speed.install([*ACTION_TYPES.values(), *EVENT_TYPES.values(), *DECISION_TYPES.values(), ArtefactHolding,
+               PlayerState, Battle, GameState])
 
 __all__ = [
     "Action",

@@ -1,9 +1,9 @@
 """Battle (p.11) and the order of battle (p.12): the nine steps as data the battle walks through, what each
 does, and the moves a battle asks for (conflict cards, support cards, dice).
 
-A battle in progress records the next thing it does (`Battle.stage`, a `BattleStage`); `run_phase` does it
-and moves the battle on to the phase after it in `BATTLE_STEPS`. A phase that needs a decision stages it,
-and the battle goes on once it is answered (`engine.turn.settle`).
+A battle in progress records the next thing it does (`Battle.stage`, a `BattleStage`); `run_phases` walks
+`BATTLE_STEPS` from there. A phase that needs a decision stages it, and the battle goes on once it is answered
+(`engine.turn.settle`).
 """
 
 from __future__ import annotations
@@ -342,14 +342,21 @@ _NEXT = {phase.stage: later.stage for phase, later in itertools.pairwise(_PHASES
 STEP_OF: dict[BattleStage, Step] = {phase.stage: bs.step for bs in BATTLE_STEPS for phase in bs.phases}
 
 
-def run_phase(w: Work) -> None:
-    """Do the battle's next phase, having first moved it on to the one after (a phase may end the battle)."""
+def run_phases(w: Work) -> None:
+    """Walk the battle's phases in order from its stage until one needs the game to look again: a decision
+    staged, control changed, the game or the battle over. The battle then records the phase it does next."""
     b = w.battle
     assert b is not None
-    phase = _PHASE[b.stage]
-    if phase.stage in _NEXT:
-        w.set_battle(stage=_NEXT[phase.stage])
-    phase.run(w)
+    stage = b.stage
+    while True:
+        phase = _PHASE[stage]
+        phase.run(w)
+        if w.battle is None:
+            return
+        stage = _NEXT[stage]
+        if w.staged or w.control_dirty or w.winner is not None:
+            w.set_battle(stage=stage)
+            return
 
 
 # --- moves -------------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ identically either way (tests/engine/test_speed.py), only slower.
   that writes each slot through its own C-level setter.
 - `replace_fields`: copy a frozen slotted record with some fields changed without re-running `__init__`.
 - `Owned`: a working copy changes the records it made itself in place instead of copying them again.
-- `build`: make a frozen slotted record from its field values without `__init__`.
 
 Nothing about the records changes: same fields, equality, hashing, repr and `__post_init__`.
 """
@@ -132,18 +131,7 @@ def replace_fields(obj: T, changes: Mapping[str, object]) -> T:
     return result
 
 
-def build(cls: type[T], values: Mapping[str, object]) -> T:
-    """`cls(**values)` for a frozen slotted record, given every field (without running `__init__`)."""
-    if not ENABLED:
-        return cls(**values)
-    new: T = object.__new__(cls)
-    setters = _setters(cls)
-    if len(values) != len(setters):
-        missing = sorted(set(setters) - set(values))
-        raise TypeError(f"{cls.__name__}: no value for field(s) {missing}")
-    for name, value in values.items():
-        setters[name](new, value)
-    return new
+_set_slot = object.__setattr__  # a slot's own setter, past the frozen class's `__setattr__`
 
 
 class Owned:
@@ -158,9 +146,8 @@ class Owned:
 
     def change(self, record: T, changes: Mapping[str, object]) -> T:
         if id(record) in self._mine:
-            setters = _setters(type(record))
             for name, value in changes.items():
-                setters[name](record, value)  # an unknown name raises KeyError
+                _set_slot(record, name, value)  # an unknown name raises AttributeError
             return record
         new = replace_fields(record, changes)
         if ENABLED:

@@ -11,7 +11,7 @@ from typing import Any
 from engine import actions as A
 from engine import events as ev
 from engine.artefacts import apply_crown, nobody_to_fracture, restore_artefacts
-from engine.battle import no_conflict_card, nobody_with_support, run_phase, start_battle
+from engine.battle import no_conflict_card, nobody_with_support, run_phases, start_battle
 from engine.cards import authority_not_possible, no_card_to_discard
 from engine.catalogue import TileKind
 from engine.colours import Colour
@@ -143,7 +143,7 @@ def settle(w: Work) -> None:
                 continue
             break
         if w.battle is not None:
-            run_phase(w)
+            run_phases(w)
             w.flush()
             continue
         break

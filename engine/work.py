@@ -12,7 +12,7 @@ from engine import events as ev
 from engine.colours import Colour
 from engine.decisions import Decision
 from engine.rulebook import Rule
-from engine.speed import Owned, build
+from engine.speed import Owned
 from engine.state import Battle, GameState, Knowledge, PlayerState, combat_scores
 
 
@@ -64,13 +64,11 @@ class Work:
         """The next state. The records it hands over are that state's: later changes copy them again."""
         self.owned.release()
         s = self.s
-        return build(GameState, {
-            "data": s.data, "config": s.config, "order": s.order, "players": self.players,
-            "occupants": self.occ, "turn": self.turn, "current": self.current, "manoeuvres": self.manoeuvres,
-            "crown_used": self.crown_used, "in_advance": self.in_advance, "battle": self.battle,
-            "pending": tuple(self.pending), "winner": self.winner, "supply": self.supply,
-            "knowledge": s.knowledge,
-        })
+        return GameState(
+            s.data, s.config, s.order, self.players, self.occ, self.turn, self.current, self.manoeuvres,
+            self.crown_used, self.in_advance, self.battle, tuple(self.pending), self.winner, self.supply,
+            s.knowledge,
+        )
 
     @property
     def occupants(self) -> dict[str, tuple[Colour, int]]:

@@ -24,11 +24,12 @@ from engine.errors import IllegalActionError
 from engine.playout import random_config, random_playout
 from engine.rules import apply, check
 from engine.setup import Variant
-from engine.state import ArtefactHolding, Knowledge
+from engine.state import ArtefactHolding, Battle, GameState, Knowledge, PlayerState
 from engine.work import Work
 
 ROOT = Path(__file__).resolve().parents[2]
-CLASSES = [*A.ACTION_TYPES.values(), *E.EVENT_TYPES.values(), *DECISION_TYPES.values(), ArtefactHolding]
+CLASSES = [*A.ACTION_TYPES.values(), *E.EVENT_TYPES.values(), *DECISION_TYPES.values(), ArtefactHolding,
+           PlayerState, Battle, GameState]
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=[c.__name__ for c in CLASSES])
