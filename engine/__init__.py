@@ -76,7 +76,7 @@ from engine.events import EVENT_TYPES, Event
 from engine.hexgrid import Hex
 from engine.history import History
 from engine.maps import Board, default_board
-from engine.playout import random_config, random_playout
+from engine.playout import play_on, random_config, random_playout
 from engine.reading import TableReading
 from engine.reconcile import reconcile
 from engine.rulebook import Rule
@@ -172,6 +172,7 @@ __all__ = [
     "load_box_catalogue",
     "load_default_catalogue",
     "new_game",
+    "play_on",
     "player_view",
     "position",
     "random_config",

@@ -43,12 +43,18 @@ from engine.work import Work
 
 SIX = 6  # Greed, Resurgence: draw until six cards in hand
 
-def artefact_owner(w: Work | GameState, artefact: str) -> Colour | None:
+def find_artefact(w: Work | GameState, artefact: str) -> tuple[Colour, ArtefactHolding] | None:
+    """Who holds an artefact, and how (face up or destroyed); None when nobody does."""
     for c, p in w.players.items():
         for a in p.artefacts:
             if a.id == artefact:
-                return c
+                return c, a
     return None
+
+
+def artefact_owner(w: Work | GameState, artefact: str) -> Colour | None:
+    found = find_artefact(w, artefact)
+    return None if found is None else found[0]
 
 
 def holding(
@@ -62,11 +68,8 @@ def holding(
 
 
 def face_up(w: Work | GameState, artefact: str) -> bool:
-    owner = artefact_owner(w, artefact)
-    if owner is None:
-        return False
-    a = w.players[owner].artefact(artefact)
-    return a is not None and a.face_up
+    found = find_artefact(w, artefact)
+    return found is not None and found[1].face_up
 
 
 def destroy(w: Work, artefact: str, by: Colour, cause: str, rule: Rule) -> None:
@@ -81,6 +84,8 @@ def destroy(w: Work, artefact: str, by: Colour, cause: str, rule: Rule) -> None:
 def restore_artefacts(w: Work, colour: Colour) -> None:
     """End of turn: restore artefacts destroyed on a previous turn, not those destroyed this turn (p.13)."""
     p = w.players[colour]
+    if all(a.destroyed_on is None or a.destroyed_on >= w.turn for a in p.artefacts):
+        return
     arts: list[ArtefactHolding] = []
     for a in p.artefacts:
         if a.destroyed_on is not None and a.destroyed_on < w.turn:
@@ -106,7 +111,11 @@ def can_fracture(w: Work | GameState, colour: Colour, targets: tuple[str, ...]) 
     fracture = w.data.card_of_kind.get(CardKind.FRACTURE)
     if fracture is None or not may_hold(w, colour, fracture):
         return False
-    return any(artefact_owner(w, t) is not colour and face_up(w, t) for t in targets)
+    for t in targets:
+        found = find_artefact(w, t)
+        if found is not None and found[0] is not colour and found[1].face_up:
+            return True
+    return False
 
 
 def apply_crown(w: Work, d: CrownEffect) -> bool:

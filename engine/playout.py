@@ -15,7 +15,7 @@ from engine import actions as A
 from engine.colours import Colour
 from engine.decisions import VitalityRedistribution
 from engine.events import Event
-from engine.rules import MOVES, apply_unchecked, is_chance, legal_actions, sample_chance
+from engine.rules import ON_TURN, apply_unchecked, is_chance, legal_actions, sample_chance
 from engine.setup import GameConfig, PlayerConfig, new_game
 from engine.state import GameState, Knowledge
 from engine.turn import advance_options, single_moves
@@ -81,10 +81,9 @@ def _single_moves(state: GameState, colour: Colour) -> list[A.Action]:
 
 def _turn_actions_but_advances(state: GameState) -> list[A.Action]:
     """What the player whose turn it is may do now, but advance (the policy weighs advances itself)."""
-    step = state.step
     out: list[A.Action] = []
-    for move in MOVES:
-        if step not in move.on_turn or move.action is A.Advance:
+    for move in ON_TURN[state.step]:
+        if move.action is A.Advance:
             continue
         if move.action is A.Redistribute:
             if state.manoeuvres > 0:
@@ -106,7 +105,18 @@ def random_playout(
 ) -> Playout:
     """Play one random legal game (up to `max_actions`) and return its actions and final state."""
     cfg = config or random_config(rng, players, variant, knowledge)
-    state = new_game(cfg)
+    return play_on(new_game(cfg), rng, max_actions=max_actions, observe=observe)
+
+
+def play_on(
+    state: GameState,
+    rng: random.Random,
+    *,
+    max_actions: int = 3000,
+    observe: Callable[[GameState, A.Action, GameState, Sequence[Event]], None] | None = None,
+) -> Playout:
+    """Play a game on from `state` with random legal actions to its end (or `max_actions`): one playout of
+    a move hint's search."""
     initial = state
     taken: list[A.Action] = []
     while state.winner is None and len(taken) < max_actions:

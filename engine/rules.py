@@ -33,7 +33,7 @@ from engine.decisions import DECISION_TYPES, Decision, DiceRoll, RandomDiscard
 from engine.errors import EngineError, IllegalActionError
 from engine.moves import Move
 from engine.rulebook import Rule
-from engine.state import DiceSource, GameState
+from engine.state import DiceSource, GameState, TurnStep
 from engine.turn import ADVANCE, END_TURN, REDISTRIBUTE, SKIP_ADVANCE, layouts, settle
 from engine.verdict import Reason, Verdict, refuse, who
 from engine.work import Work
@@ -66,6 +66,10 @@ MOVE_OF: dict[type[A.Action], Move[Any, Any]] = {m.action: m for m in MOVES}
 # The moves that answer each kind of decision, in `MOVES` order.
 ANSWERING: dict[type[Decision], tuple[Move[Any, Any], ...]] = {
     cls: tuple(m for m in MOVES if m.answers is cls) for cls in DECISION_TYPES.values()
+}
+# The moves the player whose turn it is may play at each step while nothing is waiting, in `MOVES` order.
+ON_TURN: dict[TurnStep, tuple[Move[Any, Any], ...]] = {
+    step: tuple(m for m in MOVES if step in m.on_turn) for step in TurnStep
 }
 
 
@@ -209,16 +213,14 @@ class LegalActions:
         """How many there are (by enumerating them all)."""
         return sum(1 for _ in self)
 
-    def _moves(self) -> Iterator[tuple[Move[Any, Any], Decision | None]]:
+    def _moves(self) -> list[tuple[Move[Any, Any], Decision | None]]:
         s = self.state
         if s.winner is not None:
-            return
+            return []
         if s.pending:
             head = s.pending[0]
-            yield from ((move, head) for move in ANSWERING[type(head)])
-            return
-        step = s.step
-        yield from ((move, None) for move in MOVES if step in move.on_turn)
+            return [(move, head) for move in ANSWERING[type(head)]]
+        return [(move, None) for move in ON_TURN[s.step]]
 
 
 def legal_actions(state: GameState) -> LegalActions:

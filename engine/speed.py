@@ -12,6 +12,8 @@ identically either way (tests/engine/test_speed.py), only slower.
   swaps in an `__init__` with the same parameters (order, defaults, default factories, keyword-only fields)
   that writes each slot through its own C-level setter.
 - `replace_fields`: copy a frozen slotted record with some fields changed without re-running `__init__`.
+- `memo(maxsize)`: `functools.lru_cache` for pure functions of immutable values (a supply set, knight
+  counts): the same answer without working it out again.
 - `Owned`: a working copy changes the records it made itself in place instead of copying them again.
 
 Nothing about the records changes: same fields, equality, hashing, repr and `__post_init__`.
@@ -20,6 +22,7 @@ Nothing about the records changes: same fields, equality, hashing, repr and `__p
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
@@ -28,6 +31,7 @@ ENABLED = os.environ.get("SENESCHAL_ENGINE_SPEED", "1") != "0"
 
 T = TypeVar("T")
 E = TypeVar("E")
+F = TypeVar("F", bound=Callable[..., Any])
 
 _FACTORY = object()  # marks "no value given" for a field with a default factory
 
@@ -37,6 +41,18 @@ def identity_hash(cls: type[E]) -> type[E]:
     if ENABLED:
         cls.__hash__ = object.__hash__  # type: ignore[method-assign]
     return cls
+
+
+def memo(maxsize: int) -> Callable[[F], F]:
+    """Remember a pure function's last `maxsize` answers (its arguments hashable and never mutated); the
+    function itself when the tricks are off."""
+
+    def wrap(fn: F) -> F:
+        if not ENABLED:
+            return fn
+        return functools.wraps(fn)(functools.lru_cache(maxsize)(fn))  # type: ignore[return-value]
+
+    return wrap
 
 
 def install(records: Iterable[type]) -> None:
@@ -114,15 +130,21 @@ def _make_replacer(cls: type) -> Callable[[Any, Mapping[str, object]], Any]:
     return replacer
 
 
+def replacer_of(cls: type) -> Callable[[Any, Mapping[str, object]], Any]:
+    """The class's replacer, made the first time it is asked for."""
+    replacer = _REPLACERS.get(cls)
+    if replacer is None:
+        replacer = _REPLACERS[cls] = _make_replacer(cls)
+    return replacer
+
+
 def replace_fields(obj: T, changes: Mapping[str, object]) -> T:
     """`dataclasses.replace(obj, **changes)` for our frozen slotted records. Unknown field names raise
     TypeError."""
     if not ENABLED:
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     cls: Any = type(obj)
-    replacer = _REPLACERS.get(cls)
-    if replacer is None:
-        replacer = _REPLACERS[cls] = _make_replacer(cls)
+    replacer = _REPLACERS.get(cls) or replacer_of(cls)
     try:
         result: T = replacer(obj, changes)
     except KeyError:
@@ -149,9 +171,11 @@ class Owned:
             for name, value in changes.items():
                 _set_slot(record, name, value)  # an unknown name raises AttributeError
             return record
-        new = replace_fields(record, changes)
-        if ENABLED:
-            self._mine[id(new)] = new
+        if not ENABLED:
+            return dataclasses.replace(record, **changes)  # type: ignore[type-var]
+        replacer = _REPLACERS.get(type(record)) or replacer_of(type(record))
+        new: T = replacer(record, changes)
+        self._mine[id(new)] = new
         return new
 
     def release(self) -> None:

@@ -29,6 +29,7 @@ from engine.decisions import (
 from engine.knights import gain_castle
 from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move, on_turn_only
 from engine.rulebook import Rule, Step
+from engine.speed import memo
 from engine.state import GameState, TurnStep, dice_for
 from engine.supply import advance_route, advance_targets, conquer, refresh_control
 from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
@@ -405,14 +406,9 @@ def advance_options(s: GameState, me: Colour) -> list[tuple[str, tuple[int, ...]
     variant = s.config.variant
     team = variant.team_of(me) if variant.allegiance else (me,)
     dice = s.dice_in_use(me) - dice_for(castle)
-    limit = data.dice_per_player
-    # The dice a count needs do not depend on the target: work them out once, up to the largest capacity.
-    biggest = min(castle, max(6, max(data.capacity.values(), default=6)))
-    fits = [k for k in range(1, biggest + 1) if dice + dice_for(castle - k) + dice_for(k) <= limit]
-    by_cap: dict[int, tuple[int, ...]] = {}
     owners = data.castle_owner
     occupants = s.occupants
-    for t in sorted(advance_targets(s, me)):
+    for t in advance_targets(s, me):
         if t in owners:
             if owners[t] is me:
                 continue
@@ -422,12 +418,18 @@ def advance_options(s: GameState, me: Colour) -> list[tuple[str, tuple[int, ...]
             if occ is not None and occ[0] in team:
                 continue
             cap = data.capacity[t]
-        counts = by_cap.get(cap)
-        if counts is None:
-            counts = by_cap[cap] = tuple(k for k in fits if k <= cap)
+        counts = _counts_that_fit(castle, dice, data.dice_per_player, cap)
         if counts:
             out.append((t, counts))
     return out
+
+
+@memo(1024)
+def _counts_that_fit(castle: int, dice: int, limit: int, cap: int) -> tuple[int, ...]:
+    """The knight counts an advance can take from a castle of `castle` knights into a place holding `cap`,
+    the player's other places standing on `dice` dice and `limit` dice in all (R22)."""
+    counts = range(1, min(castle, cap) + 1)
+    return tuple(k for k in counts if dice + dice_for(castle - k) + dice_for(k) <= limit)
 
 
 def advances(s: GameState, me: Colour) -> list[A.Advance]:

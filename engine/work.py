@@ -6,6 +6,7 @@ that changes a Work re-validates player input.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine import events as ev
@@ -25,6 +26,7 @@ class Work:
         "crown_used",
         "current",
         "data",
+        "emit",
         "events",
         "in_advance",
         "knowledge",
@@ -57,6 +59,7 @@ class Work:
         self.supply: dict[Colour, frozenset[str]] = s.supply  # type: ignore[assignment]  # copied on write
         self.knowledge = s.knowledge
         self.events: list[ev.Event] = []
+        self.emit: Callable[[ev.Event], None] = self.events.append  # record an event
         self.control_dirty: set[Colour] = set()  # players whose control changed: supply to recompute
         self.owned = Owned()  # the player and battle records this Work made (engine/speed.py)
 
@@ -90,9 +93,6 @@ class Work:
     @property
     def full(self) -> bool:
         return self.knowledge is Knowledge.FULL
-
-    def emit(self, event: ev.Event) -> None:
-        self.events.append(event)
 
     def emit_scores(self, cause: str, rule: Rule) -> None:
         """Both combat scores of the battle, after `cause` changed them by `rule`."""

@@ -17,7 +17,7 @@ from engine import events as ev
 from engine.colours import Colour
 from engine.errors import IllegalActionError
 from engine.history import History
-from engine.playout import choose, random_config
+from engine.playout import choose, play_on, random_config, random_playout
 from engine.rules import apply, check, legal_actions, redistributions
 from engine.save import dumps, loads, state_from_json
 from engine.setup import Variant, new_game
@@ -234,3 +234,20 @@ def test_random_actions_never_crash_the_referee(
                 with pytest.raises(IllegalActionError):
                     apply(state, action)
         state, _ = apply(state, choose(state, rng))
+
+
+def test_play_on_continues_a_game_from_any_position_with_legal_actions() -> None:
+    """A move hint's playouts: from the middle of a game, each playout is legal and reaches an end, and the
+    same seed gives the same playout."""
+    game = random_playout(random.Random(4), players=4, max_actions=60)
+    middle = game.initial
+    for action in game.actions[:30]:
+        middle, _ = apply(middle, action)
+    first = play_on(middle, random.Random(1))
+    assert first.initial is middle and first.finished
+    state = middle
+    for action in first.actions:
+        assert check(state, action).ok, action
+        state, _ = apply(state, action)
+    assert state == first.final
+    assert play_on(middle, random.Random(1)).actions == first.actions
