@@ -165,6 +165,13 @@ class Translator:
             return self.colour(colour)
         return name
 
+    def player_name(self, name: str) -> str:
+        """A name kept without its colour (the score history): a colour's name in any of our languages is a
+        player called by their colour, so it is said in the active language ("Blue" on a Dutch screen:
+        "Blauw")."""
+        colour = next((c for c in Colour if is_default_name(c, name)), None)
+        return name if colour is None else self.colour(colour)
+
 
 @functools.lru_cache(maxsize=len(LANGUAGES))
 def _translations(lang: str) -> gettext.NullTranslations:

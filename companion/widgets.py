@@ -174,6 +174,11 @@ def _texture(text: str, font_size: float, bold: bool, wrap_width: int) -> Any:
 DRAWN_TEXTS: set[str] = set()  # every text drawn on a canvas (the screen tests check the font covers them)
 
 
+def texture_texts() -> dict[int, str]:
+    """id of each kept text texture -> its text: what a canvas says, for the screen tests to read."""
+    return {id(tex): key[0] for key, tex in _TEXTURES.items()}
+
+
 class Drawn(Widget):  # type: ignore[misc]
     """Redraws once per frame, after layout has settled (drawing on every pos/size event can leave a stale
     picture when the layout sets size and position in several passes)."""

@@ -70,4 +70,16 @@ class EndGamePresenter(Presenter):
             )
             self.saved = True
             self.changed()
-        return self.storage.score_history()
+        return self.history()
+
+    def history(self) -> list[PlayerRecord]:
+        """The score history with players called by their colour named in the active language, one record
+        per name shown (a "Blue" of English games and a "Blauw" of Dutch ones are the same player)."""
+        merged: dict[str, PlayerRecord] = {}
+        for rec in self.storage.score_history():
+            name = self.tr.player_name(rec.name)
+            had = merged.get(name, PlayerRecord(name, 0, 0, 0.0))
+            games = had.games + rec.games
+            points = had.average_points * had.games + rec.average_points * rec.games
+            merged[name] = PlayerRecord(name, games, had.wins + rec.wins, points / games)
+        return sorted(merged.values(), key=lambda r: (-r.wins, -r.average_points, r.name))

@@ -1,5 +1,6 @@
 """Checks run on every rendered screen: no label's text spills out of its widget, every character shown has a
-glyph in the font that draws it, and every button a finger may need is at least 48 dp."""
+glyph in the font that draws it, every button a finger may need is at least 48 dp, and a Dutch or Swedish
+screen shows no English game word."""
 
 from __future__ import annotations
 
@@ -112,6 +113,8 @@ def missing_glyphs(root: Any, extra: set[str]) -> list[str]:
     glyph for (the font's character map, read by `companion.fonts`)."""
     from kivy.core.text import DEFAULT_FONT
 
+    from companion.fonts import codepoints
+
     wanted: dict[Path, dict[str, str]] = {}
     for w in labels(root):
         text = plain(str(w.text), w.markup)
@@ -124,15 +127,52 @@ def missing_glyphs(root: Any, extra: set[str]) -> list[str]:
             wanted.setdefault(default, {}).setdefault(ch, text[:40])
     out = []
     for path, chars in wanted.items():
-        have = _codepoints(path)
+        have = codepoints(path)
         for ch, where in sorted(chars.items()):
             if not ch.isspace() and ord(ch) not in have:
                 out.append(f"{path.name} has no glyph for {ch!r} (U+{ord(ch):04X}) in {where!r}")
     return out
 
 
-@cache
-def _codepoints(path: Path) -> frozenset[int]:
-    from companion.fonts import codepoints
+def canvas_texts(root: Any) -> set[str]:
+    """The texts drawn on the canvases of the visible widgets (the map's names and counts, its callouts)."""
+    from kivy.graphics import Canvas
 
-    return codepoints(path)
+    from companion.widgets import texture_texts
+
+    known = texture_texts()
+    out: set[str] = set()
+
+    def read(group: Any) -> None:
+        for ins in group.children:
+            text = known.get(id(getattr(ins, "texture", None)))
+            if text is not None:
+                out.add(text)
+            if hasattr(ins, "children") and not isinstance(ins, Canvas):  # a child widget's: read on its own
+                read(ins)
+
+    for w in root.walk(restrict=True):
+        if visible(w):
+            read(w.canvas)
+            for has, part in (("has_before", "before"), ("has_after", "after")):
+                if getattr(w.canvas, has, False):
+                    read(getattr(w.canvas, part))
+    return out
+
+
+def english_words(root: Any, lang: str) -> list[str]:
+    """English game words (`companion.tools.po.english_game_words`: card, artefact and territory words,
+    knight, castle, battle...) in what a screen in `lang` shows: its labels, text fields and canvases."""
+    if lang == "en":
+        return []
+    from kivy.uix.textinput import TextInput
+
+    from companion.tools.po import english_game_words
+
+    texts = [plain(str(w.text), w.markup) for w in labels(root)]
+    texts += [str(w.text) for w in root.walk(restrict=True) if isinstance(w, TextInput) and visible(w)]
+    out = []
+    for text in [*texts, *sorted(canvas_texts(root))]:
+        for word in sorted(english_game_words(text, lang)):
+            out.append(f"English {word!r} in {text[:60]!r}")
+    return out

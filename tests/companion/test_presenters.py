@@ -633,6 +633,27 @@ def test_end_of_game_saves_once_and_charts_every_player() -> None:
     assert first == again and (first[0].name, first[0].games, first[0].wins) == ("Ann", 1, 1)
 
 
+def test_score_history_calls_colour_named_players_in_the_screens_language() -> None:
+    from companion.i18n import Translator
+    from companion.presenters.endgame import EndGamePresenter
+    from companion.services import PlayerRecord
+    from companion.storage import SqliteStorage
+
+    storage = SqliteStorage(":memory:")
+    for names, scores, winner in (
+        ({"blue": "Blue", "red": "Ann"}, {"blue": 13, "red": 9}, "blue"),  # played in English
+        ({"blue": "Blauw", "red": "Ann"}, {"blue": 8, "red": 13}, "red"),  # played in Dutch
+        ({"blue": "Blå", "red": "Bluebell"}, {"blue": 11, "red": 13}, "red"),  # in Swedish
+    ):
+        storage.finish(storage.create_game({}, {}), scores, names, [winner])
+    history = EndGamePresenter(FakeSession(), storage, 99, Translator("nl")).history()
+    assert history == [
+        PlayerRecord("Bluebell", 1, 1, 13.0),
+        PlayerRecord("Ann", 2, 1, 11.0),
+        PlayerRecord("Blauw", 3, 1, 32 / 3),
+    ]
+
+
 def test_end_of_game_words_are_singular_for_one() -> None:
     from companion.presenters.endgame import EndGamePresenter
     from companion.services import PlayerRecord

@@ -1,13 +1,14 @@
 """Screenshot tests: every screen rendered offscreen at 1280x800 and 1920x1200 in English, Dutch and Swedish
 into tests/artifacts/screens/ (look at them), each checked on the spot: not blank, no label's text spilling
 out of its widget, no word broken for want of room, a glyph in the font for every character shown, every
-button at least 48 dp. Then the screens' own behaviour: what each must show and do."""
+button at least 48 dp, no English game word on a Dutch or Swedish screen. Then the screens' own behaviour:
+what each must show and do."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -206,7 +207,8 @@ def _settle(app: Any = None) -> None:
 
 
 def _shot(app: Any, name: str, size: tuple[int, int]) -> tuple[np.ndarray, list[str]]:
-    """Render the app at `size`, save tests/artifacts/screens/<name>-<w>x<h>.png, run every check on it."""
+    """Render the app at `size`, save tests/artifacts/screens/<name>-<w>x<h>.png, run every check on it (the
+English game words in the app's language)."""
     from kivy.core.window import Window
 
     from companion.widgets import DRAWN_TEXTS
@@ -233,6 +235,7 @@ def _shot(app: Any, name: str, size: tuple[int, int]) -> tuple[np.ndarray, list[
     problems += [f"{path.name}: {p}" for p in screencheck.broken_words(app.root)]
     problems += [f"{path.name}: {p}" for p in screencheck.small_targets(app.root, dp(MIN_TOUCH))]
     problems += [f"{path.name}: {p}" for p in screencheck.missing_glyphs(app.root, set(DRAWN_TEXTS))]
+    problems += [f"{path.name}: {p}" for p in screencheck.english_words(app.root, app.tr.lang)]
     DRAWN_TEXTS.clear()
     return img, problems
 
@@ -301,7 +304,7 @@ def _walk(app: Any, games: Games) -> Iterator[str]:
     app.table.proposal = Proposal(options=(opt("3 → Fort", OptionKind.ADVANCE, target="T05"),))
     app.table.pending = PendingState.PROPOSAL
     yield "table-proposal"
-    app.table.proposal = discrepancy()
+    app.table.proposal = _knight_too_many(games.middle())
     app.table.pending = PendingState.DISCREPANCY
     yield "table-discrepancy"
     app.table.proposal, app.table.pending = None, PendingState.NONE
@@ -388,6 +391,18 @@ def _reading(session: EngineSession) -> Any:
     return TableReading(tiles=dict(session.board.tiles), knights=knights, unsure=unsure)
 
 
+def _knight_too_many(session: EngineSession) -> Proposal:
+    """What the session says of a reading with one knight more than the game has on a territory (in the
+    session's language, as the camera's disagreements are shown)."""
+    reading = _reading(session)
+    tile = next(t for t in session.snapshot().tiles if t.kind == "territory" and t.knights)
+    colour, n = next(iter(tile.knights.items()))
+    more = {**reading.knights, tile.id: {**tile.knights, colour: n + 1}}
+    proposal = session.propose(replace(reading, knights=more, unsure=frozenset()))
+    assert proposal.is_discrepancy, proposal
+    return proposal
+
+
 GAMES: dict[str, Games] = {}
 
 
@@ -446,6 +461,7 @@ def test_the_table_names_its_step_and_a_tap_on_the_map_opens_the_tile(app: Any) 
     assert "Last move:" in _texts(last) and "Undo" in _texts(last)
     hexmap = screen.ids.hexmap
     tile = next(t for t in session.snapshot().tiles if t.kind == "territory")
+    assert tile.name in screencheck.canvas_texts(hexmap)  # what the English-word check reads on a map
     size, ox, oy = hexmap.layout(session.snapshot())
     _tap(hexmap, *hexmap.centre(tile, size, ox, oy))
     assert app.table.selected_tile == tile.id
@@ -598,3 +614,39 @@ def test_battle_roll_with_a_real_die(app: Any) -> None:
     assert len(session.actions) == n + 1 and "rolled 6" in session.history()[-1].text
     entry = app.dice.entries[0]
     assert entry.values == (6,) and entry.who is not None and "Roll" in entry.purpose  # in the dice panel
+
+
+def test_the_screen_check_finds_english_game_words_in_labels_and_on_canvases(app: Any) -> None:
+    from kivy.uix.boxlayout import BoxLayout
+    from kivy.uix.label import Label
+    from kivy.uix.widget import Widget
+
+    from companion.widgets import text_rect
+
+    box = BoxLayout()
+    box.add_widget(Label(text="[b]3[/b] Knights", markup=True))
+    drawn = Widget()
+    drawn.canvas.add(_group(text_rect("Forest of Tronçais", 100, 100, 14)))
+    hidden = Widget(opacity=0)
+    hidden.canvas.add(_group(text_rect("Marshes of Brenne", 100, 100, 14)))
+    box.add_widget(drawn)
+    box.add_widget(hidden)
+    app.root.add_widget(box)
+    try:
+        assert screencheck.canvas_texts(box) == {"Forest of Tronçais"}  # the hidden one is not shown
+        assert screencheck.english_words(box, "nl") == [
+            "English 'knights' in '3 Knights'",
+            "English 'forest' in 'Forest of Tronçais'",
+        ]
+        assert screencheck.english_words(box, "en") == []
+    finally:
+        app.root.remove_widget(box)
+
+
+def _group(instructions: list[Any]) -> Any:
+    from kivy.graphics import InstructionGroup
+
+    group = InstructionGroup()
+    for ins in instructions:
+        group.add(ins)
+    return group
