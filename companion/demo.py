@@ -24,7 +24,7 @@ from typing import Any
 from companion.cliargs import Parser, fail, game_database, output_file, parse, seconds, window_size
 from companion.lifetime import exit_on_sigterm
 from companion.pipeline import demo_config, knights_on_table, scene_spec
-from companion.session import CAMERA_TYPES
+from companion.session import CAMERA_MOVES
 
 
 class _NoCutBufferNoise(logging.Filter):
@@ -143,7 +143,7 @@ class DemoDriver:
         expected, _ = apply(state, action)
         board = self.session.board
         visible = knights_on_table(expected, board) != knights_on_table(state, board)
-        if self.camera and self.table is not None and action.TYPE in CAMERA_TYPES and visible:
+        if self.camera and self.table is not None and type(action) in CAMERA_MOVES and visible:
             from kivy.clock import Clock as KClock
 
             self.waiting = (len(self.session.actions), KClock.get_boottime(), action)

@@ -5,25 +5,29 @@ the `Translator`'s nouns, so a Dutch or Swedish line has no English name in it."
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from companion.engine_text import EngineText
 from companion.i18n import Translator
+from engine import actions as A
+from engine import events as ev
+from engine.catalogue import ArtefactSpec, ArtefactType, CardSpec, CastleSpec, LakeSpec, TerritorySpec
 from engine.colours import Colour
+from engine.gamedata import GameData
+from engine.state import GameState
 
 
 class Describer:
-    def __init__(self, data: Any, names: Mapping[Colour, str], tr: Translator) -> None:
+    def __init__(self, data: GameData, names: Mapping[Colour, str], tr: Translator) -> None:
         self.data = data
         self.names = dict(names)
         self.tr = tr
         self.engine = EngineText(tr, self.noun, self.name)  # the engine's own sentences, in `tr`'s language
         cat = data.catalogue
         # English name -> id, for the engine's sentences that name an item without its id.
-        self._ids: dict[str, str] = {
-            str(item.name): str(item.id)
-            for item in (*cat.territories, *cat.lakes, *cat.castles, *cat.cards, *cat.artefacts)
-        }
+        items: tuple[TerritorySpec | LakeSpec | CastleSpec | CardSpec | ArtefactSpec, ...] = (
+            *cat.territories, *cat.lakes, *cat.castles, *cat.cards, *cat.artefacts
+        )
+        self._ids: dict[str, str] = {item.name: item.id for item in items}
 
     def name(self, colour: Colour | None) -> str:
         if colour is None:
@@ -76,108 +80,107 @@ class Describer:
 
     # ------------------------------------------------------------------------------------- option labels
 
-    def option(self, a: Any) -> str:
+    def option(self, a: A.Action) -> str:
         t = self.tr
-        kind = a.TYPE
-        if kind == "advance":
-            return t("{n} into {place}").format(n=a.knights, place=self.place(a.target))
-        if kind == "redistribute":
-            if not a.layout:
-                return t("Leave knights as they are")
-            return t("Move to: {layout}").format(layout=self._layout(a.layout))
-        if kind == "play_call_to_arms":
-            return t("Call to arms (+2 knights)")
-        if kind == "play_tactical_advance":
-            return t("Tactical advance")
-        if kind == "use_crown":
-            return t("Use crown") + (f" → {self.name(a.affected)}" if a.affected is not None else "")
-        if kind == "skip_advance":
-            return t("No advance")
-        if kind == "end_turn":
-            return t("End turn")
-        if kind == "play_fracture":
-            return t("Fracture {artefact}").format(artefact=self.artefact(a.target))
-        if kind == "pass_fracture":
-            return t("No fracture")
-        if kind == "pass_fracture_round":
-            if a.upto is None:
-                return t("Nobody else plays a fracture card")
-            return t("Nobody plays a fracture card before {name}").format(name=self.name(a.upto))
-        if kind == "declare_authority":
-            return t("Drew authority") if a.drawn else t("No authority drawn")
-        if kind == "play_conflict":
-            return self.card(a.card) if a.card is not None else t("No conflict card (0)")
-        if kind == "play_support":
-            return " + ".join(self.card(c) for c in a.cards) if a.cards else t("No more support")
-        if kind == "equalise":
-            return t("Battle as equals") if a.use else t("Keep my knights")
-        if kind in ("discard_card", "discard_random"):
-            return t("Discard {card}").format(card=self.card(a.card)) if a.card else t("Keep my cards")
-        if kind == "roll_dice":
-            return t("Dice: {values}").format(values=" ".join(map(str, a.values)))
-        if kind == "destroy_artefact":
-            return t("Destroy {artefact}").format(artefact=self.artefact(a.artefact))
-        if kind == "return_card":
-            return t("Return {card}").format(card=self.card(a.card))
-        if kind == "prosperity_choice":
-            return t("Discard the top card") if a.discard else t("Leave the top card")
-        if kind == "arrange_top":
-            return t("Cards put back")
-        return str(kind).replace("_", " ")
+        match a:
+            case A.Advance():
+                return t("{n} into {place}").format(n=a.knights, place=self.place(a.target))
+            case A.Redistribute():
+                if not a.layout:
+                    return t("Leave knights as they are")
+                return t("Move to: {layout}").format(layout=self._layout(a.layout))
+            case A.PlayCallToArms():
+                return t("Call to arms (+2 knights)")
+            case A.PlayTacticalAdvance():
+                return t("Tactical advance")
+            case A.UseCrown():
+                return t("Use crown") + (f" → {self.name(a.affected)}" if a.affected is not None else "")
+            case A.SkipAdvance():
+                return t("No advance")
+            case A.EndTurn():
+                return t("End turn")
+            case A.PlayFracture():
+                return t("Fracture {artefact}").format(artefact=self.artefact(a.target))
+            case A.PassFracture():
+                return t("No fracture")
+            case A.PassFractureRound():
+                if a.upto is None:
+                    return t("Nobody else plays a fracture card")
+                return t("Nobody plays a fracture card before {name}").format(name=self.name(a.upto))
+            case A.DeclareAuthority():
+                return t("Drew authority") if a.drawn else t("No authority drawn")
+            case A.PlayConflict():
+                return self.card(a.card) if a.card is not None else t("No conflict card (0)")
+            case A.PlaySupport():
+                return " + ".join(self.card(c) for c in a.cards) if a.cards else t("No more support")
+            case A.Equalise():
+                return t("Battle as equals") if a.use else t("Keep my knights")
+            case A.DiscardCard() | A.DiscardRandom():
+                return t("Discard {card}").format(card=self.card(a.card)) if a.card else t("Keep my cards")
+            case A.RollDice():
+                return t("Dice: {values}").format(values=" ".join(map(str, a.values)))
+            case A.DestroyArtefact():
+                return t("Destroy {artefact}").format(artefact=self.artefact(a.artefact))
+            case A.ReturnCard():
+                return t("Return {card}").format(card=self.card(a.card))
+            case A.ProsperityChoice():
+                return t("Discard the top card") if a.discard else t("Leave the top card")
+            case A.ArrangeTop():
+                return t("Cards put back")
+        return str(a.TYPE).replace("_", " ")
 
     def _layout(self, layout: Iterable[tuple[str, int]]) -> str:
         return ", ".join(f"{self.place(loc)} {n}" for loc, n in layout)
 
     # --------------------------------------------------------------------------------------- history
 
-    def action(self, a: Any, events: Iterable[Any], before: Any) -> str:
+    def action(self, a: A.Action, events: Iterable[ev.Event], before: GameState) -> str:
         """One line for the history: who did what, and what followed."""
         t = self.tr
         who = self.name(a.player)
-        kind = a.TYPE
         evs = list(events)
-        types = {e.TYPE for e in evs}
-        if kind == "advance":
-            text = t("{who} advanced {n} knights into {place}").format(
-                who=who, n=a.knights, place=self.place(a.target)
-            )
-            if "battle_started" in types:
-                text += " — " + t("battle")
-            elif "conquered" in types:
-                text += " — " + t("conquered")
-        elif kind == "redistribute":
-            text = t("{who} redistributed: {layout}").format(who=who, layout=self._layout(a.layout))
-        elif kind == "end_turn":
-            text = t("{who} ended the turn").format(who=who)
-        elif kind == "play_conflict":
-            text = t("{who} played a conflict card face-down").format(who=who)
-        elif kind == "use_crown":
-            crown = next(
-                (
-                    self.artefact(h.id)
-                    for h in before.players[a.player].artefacts
-                    if getattr(self.data.artefacts.get(h.id), "type", None) is not None
-                    and self.data.artefacts[h.id].type.value == "crown"
-                ),
-                t("crown"),
-            )
-            text = t("{who} used the {crown}").format(who=who, crown=crown)
-            if a.affected is not None:
-                text += " → " + self.name(a.affected)
-        elif kind == "roll_dice":
-            text = t("{who} rolled {values}").format(who=who, values=" ".join(map(str, a.values)))
-        else:
-            text = f"{who}: {self.option(a)}"
+        match a:
+            case A.Advance():
+                text = t("{who} advanced {n} knights into {place}").format(
+                    who=who, n=a.knights, place=self.place(a.target)
+                )
+                if any(isinstance(e, ev.BattleStarted) for e in evs):
+                    text += " — " + t("battle")
+                elif any(isinstance(e, ev.Conquered) for e in evs):
+                    text += " — " + t("conquered")
+            case A.Redistribute():
+                text = t("{who} redistributed: {layout}").format(who=who, layout=self._layout(a.layout))
+            case A.EndTurn():
+                text = t("{who} ended the turn").format(who=who)
+            case A.PlayConflict():
+                text = t("{who} played a conflict card face-down").format(who=who)
+            case A.UseCrown():
+                specs = self.data.artefacts
+                crown = next(
+                    (
+                        self.artefact(h.id)
+                        for h in before.players[a.player].artefacts
+                        if h.id in specs and specs[h.id].type is ArtefactType.CROWN
+                    ),
+                    t("crown"),
+                )
+                text = t("{who} used the {crown}").format(who=who, crown=crown)
+                if a.affected is not None:
+                    text += " → " + self.name(a.affected)
+            case A.RollDice():
+                text = t("{who} rolled {values}").format(who=who, values=" ".join(map(str, a.values)))
+            case _:
+                text = f"{who}: {self.option(a)}"
         for e in evs:
-            if e.TYPE == "conflict_revealed":
+            if isinstance(e, ev.ConflictRevealed):
                 text += " — " + t("revealed {a} against {d}").format(
                     a=self.card(e.attacker_card), d=self.card(e.defender_card)
                 )
-            elif e.TYPE == "battle_result":
+            elif isinstance(e, ev.BattleResult):
                 text += " — " + t("{w} won {a} to {d}").format(
                     w=self.name(e.winner), a=e.attacker_score, d=e.defender_score
                 )
-            elif e.TYPE == "game_won":
+            elif isinstance(e, ev.GameWon):
                 text += " — " + t("{names} won the game").format(
                     names=", ".join(self.name(c) for c in e.winners)
                 )

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from companion.errors import CompanionError, ServiceUnavailableError
 from companion.presenters.newgame import NewGameConfig, PlayerSetup
 from companion.services import Storage
-from companion.session import CAMERA_TYPES, EngineSession
+from companion.session import CAMERA_MOVES, EngineSession
 from engine.colours import Colour
 
 SCRIPT_FORMAT = "seneschal-demo-script"
@@ -329,7 +329,7 @@ class Replayer:
         n_lines = len(self.session.history())
         via = "tap"
         problem = ""
-        if action.TYPE in CAMERA_TYPES and after_table != before_table:
+        if type(action) in CAMERA_MOVES and after_table != before_table:
             via = "camera"
             reading = self.look(expected)
             proposal = self.session.propose(reading)

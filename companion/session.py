@@ -11,7 +11,6 @@ the one stored beside the action when the engine can serialise states.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -36,75 +35,100 @@ from companion.services import (
     TileView,
     VerdictView,
 )
+from engine import actions as A
+from engine import events as ev
+from engine import rules
+from engine.battle import STEP_OF as BATTLE_STEP_OF
 from engine.colours import Colour
+from engine.decisions import (
+    ConflictCards,
+    Decision,
+    DicePurpose,
+    DiceRoll,
+    FractureMoment,
+    FractureWindow,
+    RandomDiscard,
+    SceptreChoice,
+    SupportTurns,
+)
+from engine.reconcile import reconcile
+from engine.state import Battle, GameState, TurnStep
+from engine.turn import STEPS_OF
 
-STEP_OF: dict[str, int] = {"prepare": 2, "advance": 5, "battle": 6, "follow_up": 7, "game_over": 9}
-STAGE_OF: dict[str, int] = {
-    "arena": 1,
-    "draw": 2,
-    "sceptre_window": 3,
-    "sceptres": 3,
-    "conflict": 4,
-    "reveal": 4,
-    "support": 5,
-    "result": 6,
-    "mayhem": 6,
-    "orb_window": 7,
-    "orbs": 7,
-    "losses": 8,
-    "conquest": 9,
-    "end": 9,
+KIND_OF: dict[type[A.Action], OptionKind] = {
+    A.PlayCallToArms: OptionKind.RESOURCE,
+    A.PlayTacticalAdvance: OptionKind.RESOURCE,
+    A.PlayFracture: OptionKind.FRACTURE,
+    A.PassFracture: OptionKind.PASS,
+    A.PassFractureRound: OptionKind.PASS,  # with `upto`; without it OptionKind.PASS_ALL (see `_option`)
+    A.DeclareAuthority: OptionKind.SIMPLE,
+    A.UseCrown: OptionKind.CROWN,
+    A.Redistribute: OptionKind.REDISTRIBUTE,
+    A.Advance: OptionKind.ADVANCE,
+    A.SkipAdvance: OptionKind.END_STEP,
+    A.EndTurn: OptionKind.END_STEP,
+    A.RollDice: OptionKind.ROLL,
+    A.Equalise: OptionKind.SCEPTRE,
+    A.DiscardRandom: OptionKind.ABILITY,
+    A.PlayConflict: OptionKind.CONFLICT,
+    A.PlaySupport: OptionKind.SUPPORT,
+    A.DiscardCard: OptionKind.ABILITY,
+    A.ArrangeTop: OptionKind.CROWN,
+    A.ReturnCard: OptionKind.CROWN,
+    A.DestroyArtefact: OptionKind.CROWN,
+    A.ProsperityChoice: OptionKind.CROWN,
 }
-KIND_OF: dict[str, OptionKind] = {
-    "play_call_to_arms": OptionKind.RESOURCE,
-    "play_tactical_advance": OptionKind.RESOURCE,
-    "play_fracture": OptionKind.FRACTURE,
-    "pass_fracture": OptionKind.PASS,
-    "pass_fracture_round": OptionKind.PASS,  # with `upto`; without it OptionKind.PASS_ALL (see `_option`)
-    "declare_authority": OptionKind.SIMPLE,
-    "use_crown": OptionKind.CROWN,
-    "redistribute": OptionKind.REDISTRIBUTE,
-    "advance": OptionKind.ADVANCE,
-    "skip_advance": OptionKind.END_STEP,
-    "end_turn": OptionKind.END_STEP,
-    "roll_dice": OptionKind.ROLL,
-    "equalise": OptionKind.SCEPTRE,
-    "discard_random": OptionKind.ABILITY,
-    "play_conflict": OptionKind.CONFLICT,
-    "play_support": OptionKind.SUPPORT,
-    "discard_card": OptionKind.ABILITY,
-    "arrange_top": OptionKind.CROWN,
-    "return_card": OptionKind.CROWN,
-    "destroy_artefact": OptionKind.CROWN,
-    "prosperity_choice": OptionKind.CROWN,
+# The order of battle's step (p.12) a battle is at while it waits for a decision.
+_STEP_WAITING: dict[type[Decision], int] = {
+    ConflictCards: 4,
+    SupportTurns: 5,
+    SceptreChoice: 3,
+    RandomDiscard: 3,
 }
+_DICE_STEP = {DicePurpose.ARENA: 1, DicePurpose.AMBUSH: 4, DicePurpose.MAYHEM: 6}
+_FRACTURE_STEP = {FractureMoment.SCEPTRES: 3, FractureMoment.ORBS: 7}
+
+
+def _waiting_step(head: Decision, stage: int) -> int:
+    if isinstance(head, DiceRoll):
+        return _DICE_STEP.get(head.purpose, stage)
+    if isinstance(head, FractureWindow):
+        return _FRACTURE_STEP.get(head.moment, stage)
+    return _STEP_WAITING.get(type(head), stage)
+
+
+def _has(events: tuple[ev.Event, ...], kind: type[ev.Event]) -> bool:
+    return any(isinstance(e, kind) for e in events)
+
+
 MAX_OPTIONS_PER_KIND = 60
 # Moves the camera sees (knights moved on the table); with a camera they come through it, so the table
 # matched the game right after each one (R91). The rest (cards, crowns, fractures, battle choices, dice) are
 # tapped, and knights those remove or add lag on the table until the players catch up.
-CAMERA_TYPES = frozenset({"advance", "redistribute", "end_turn", "play_call_to_arms"})
-
-
-def _rules() -> Any:
-    return importlib.import_module("engine.rules")
+CAMERA_MOVES: frozenset[type[A.Action]] = frozenset({A.Advance, A.Redistribute, A.EndTurn, A.PlayCallToArms})
 
 
 class EngineSession:
     """One game: engine states (index i = after i actions), the actions, their words, and the store."""
 
     def __init__(
-        self, initial: Any, storage: Storage, game_id: int, tr: Translator | None = None, board: Any = None
+        self,
+        initial: GameState,
+        storage: Storage,
+        game_id: int,
+        tr: Translator | None = None,
+        board: Any = None,
     ) -> None:
         self.storage = storage
         self.game_id = game_id
         self.tr = tr or Translator()
         self.board = board if board is not None else getattr(initial.config, "board", None)
-        self.states: list[Any] = [initial]
-        self.actions: list[Any] = []
-        self.events: list[tuple[Any, ...]] = []  # the engine's events of each action
+        self.states: list[GameState] = [initial]
+        self.actions: list[A.Action] = []
+        self.events: list[tuple[ev.Event, ...]] = []  # the engine's events of each action
         self.lines: list[EventLine] = []
         self.matched_at = 0  # actions applied when the camera last saw the table match the game
-        self._explained: tuple[int, tuple[Any, ...]] | None = None  # a camera proposal not yet applied
+        self._explained: tuple[int, tuple[A.Action, ...]] | None = None  # a camera proposal not yet applied
         self._cache: dict[str, tuple[Any, Any]] = {}
         self.describe = Describer(
             initial.data,
@@ -168,7 +192,6 @@ class EngineSession:
         saved = storage.load(game_id)
         engine_config = GameConfig.from_json(saved.config["engine"])
         session = cls(new_game(engine_config), storage, game_id, tr, engine_config.board)
-        rules = _rules()
         for rec in saved.records:
             action = Action.from_json(dict(rec.action))
             state, _events = rules.apply(session.states[-1], action)
@@ -183,14 +206,14 @@ class EngineSession:
             session.events.append(tuple(_events))
             session.lines.append(EventLine(rec.seq, rec.words, getattr(action, "player", None), state.turn))
         # The table last matched after the last camera-visible move (R91); what was tapped since may lag.
-        seen = [i + 1 for i, a in enumerate(session.actions) if a.TYPE in CAMERA_TYPES]
+        seen = [i + 1 for i, a in enumerate(session.actions) if type(a) in CAMERA_MOVES]
         session.matched_at = seen[-1] if seen else 0
         return session
 
     # ------------------------------------------------------------------------------------------- state
 
     @property
-    def state(self) -> Any:
+    def state(self) -> GameState:
         return self.states[-1]
 
     def snapshot(self) -> TableSnapshot:
@@ -239,12 +262,12 @@ class EngineSession:
             p = s.players[c]
             arts = []
             for a in p.artefacts:
-                spec = data.artefacts.get(a.id)
+                art = data.artefacts.get(a.id)
                 arts.append(
                     ArtefactView(
                         a.id,
                         self.describe.artefact(a.id),
-                        spec.type.value if spec else "crown",
+                        art.type.value if art else "crown",
                         a.face_up,
                         a.destroyed_on == s.turn,
                     )
@@ -278,32 +301,30 @@ class EngineSession:
     def _last_battle(self) -> BattleOutcome | None:
         """The battle the last action ended, from its events (None when the last action ended none)."""
         n = len(self.actions)
-        if not n or not any(e.TYPE == "battle_ended" for e in self.events[-1]):
+        if not n or not _has(self.events[-1], ev.BattleEnded):
             return None
         cached = self._cache.get("last_battle")
         if cached is not None and cached[0] == n:
             return cached[1]  # type: ignore[no-any-return]
-        start = next(
-            (i for i in range(n - 1, -1, -1) if any(e.TYPE == "battle_started" for e in self.events[i])), 0
-        )
+        start = next((i for i in range(n - 1, -1, -1) if _has(self.events[i], ev.BattleStarted)), 0)
         outcome = self._outcome([e for evs in self.events[start:] for e in evs], n)
         self._cache["last_battle"] = (n, outcome)
         return outcome
 
-    def _outcome(self, events: list[Any], index: int) -> BattleOutcome | None:
-        started = next((e for e in events if e.TYPE == "battle_started"), None)
-        ended = next((e for e in reversed(events) if e.TYPE == "battle_ended"), None)
+    def _outcome(self, events: list[ev.Event], index: int) -> BattleOutcome | None:
+        started = next((e for e in events if isinstance(e, ev.BattleStarted)), None)
+        ended = next((e for e in reversed(events) if isinstance(e, ev.BattleEnded)), None)
         if ended is None or started is None:
             return None
         territory, attacker, defender = ended.territory, started.attacker, started.defender
-        result = next((e for e in reversed(events) if e.TYPE == "battle_result"), None)
-        reveal = next((e for e in reversed(events) if e.TYPE == "conflict_revealed"), None)
+        result = next((e for e in reversed(events) if isinstance(e, ev.BattleResult)), None)
+        reveal = next((e for e in reversed(events) if isinstance(e, ev.ConflictRevealed)), None)
         lost: dict[Colour, int] = {}
         retreated: dict[Colour, int] = {}
         for e in events:
-            if e.TYPE == "knights_lost" and e.location == territory:
+            if isinstance(e, ev.KnightsLost) and e.location == territory:
                 lost[e.player] = lost.get(e.player, 0) + e.count
-            elif e.TYPE == "retreated":
+            elif isinstance(e, ev.Retreated):
                 retreated[e.player] = retreated.get(e.player, 0) + e.count
         d = self.describe
         return BattleOutcome(
@@ -319,15 +340,21 @@ class EngineSession:
             d.card(reveal.defender_card) if reveal is not None else "",
             tuple(lost.items()),
             tuple(retreated.items()),
-            any(e.TYPE == "conquered" and e.territory == territory for e in events),
+            any(isinstance(e, ev.Conquered) and e.territory == territory for e in events),
             index,
         )
 
-    def _step(self, s: Any) -> int:
-        step = s.step.value
-        if step == "prepare" and s.crown_used:
+    def _step(self, s: GameState) -> int:
+        """The number of the turn's step (p.8) the game is at: the first of the window it is in."""
+        if s.step is TurnStep.PREPARE and s.crown_used:
             return 4
-        return STEP_OF.get(step, 0)
+        steps = STEPS_OF[s.step]
+        return steps[0].number if steps else 9
+
+    @staticmethod
+    def _stage(b: Battle | None) -> int:
+        """The number of the order of battle's step (p.12) a battle is at (0: no battle)."""
+        return 0 if b is None else BATTLE_STEP_OF[b.stage].number
 
     def _target(self, s: Any) -> int:
         v = s.config.variant
@@ -355,16 +382,10 @@ class EngineSession:
         result = ""
         if b.winner is not None:
             result = self.tr("{name} wins by {n}").format(name=self.describe.name(b.winner), n=b.margin)
-        stage = STAGE_OF.get(b.stage.value, 1)
+        stage = self._stage(b)
         head = s.pending[0] if s.pending else None
         if head is not None:  # what the battle waits for says where it is better than the next stage
-            need = head.need.value
-            tag = head.purpose.value if need == "dice" else head.moment.value if need == "fracture" else ""
-            stage = {"conflict": 4, "support": 5, "equalise": 3, "random_discard": 3}.get(need, stage)
-            if need == "dice":
-                stage = {"arena": 1, "ambush": 4, "mayhem": 6}.get(tag, stage)
-            elif need == "fracture":
-                stage = 7 if "orb" in tag else 3 if "sceptre" in tag else stage
+            stage = _waiting_step(head, stage)
 
         def card(played: bool, card_id: str | None, value: int) -> str:
             if not played:
@@ -402,24 +423,23 @@ class EngineSession:
         s = self.state
         if s.winner is not None:
             return []
-        rules = _rules()
         legal = list(rules.legal_actions(s).capped(MAX_OPTIONS_PER_KIND))  # lazy: 6**n dice alone
         out: list[Option] = []
-        per_kind: dict[str, int] = {}
-        seen_labels: set[tuple[str, str, str]] = set()
+        per_kind: dict[type[A.Action], int] = {}
+        seen_labels: set[tuple[type[A.Action], Colour, str]] = set()
         for a in legal:
-            if a.TYPE == "roll_dice":  # dice are an input: one ROLL option below, filled by the roller
+            if isinstance(a, A.RollDice):  # dice are an input: one ROLL option below, filled by the roller
                 continue
             opt = self._option(a, True, None)
-            key = (a.TYPE, str(a.player.value), opt.label)
+            key = (type(a), a.player, opt.label)
             if key in seen_labels:  # identical cards (two "+1 support") are one button
                 continue
             seen_labels.add(key)
-            per_kind[a.TYPE] = per_kind.get(a.TYPE, 0) + 1
-            if per_kind[a.TYPE] <= MAX_OPTIONS_PER_KIND:
+            per_kind[type(a)] = per_kind.get(type(a), 0) + 1
+            if per_kind[type(a)] <= MAX_OPTIONS_PER_KIND:
                 out.append(opt)
         head = s.pending[0] if s.pending else None
-        if head is not None and head.need.value == "dice":
+        if isinstance(head, DiceRoll):
             what = self.tr(head.purpose.value)
             out.append(
                 Option(
@@ -434,15 +454,15 @@ class EngineSession:
                     True,
                     VerdictView(True, ""),
                     None,
-                    step=STAGE_OF.get(s.battle.stage.value, 1) if s.battle else 0,
+                    step=self._stage(s.battle),
                     value=head.n,
                 )
             )
-        legal_types = {a.TYPE for a in legal}
-        advance_targets = {a.target for a in legal if a.TYPE == "advance"}
+        legal_types = {type(a) for a in legal}
+        advance_targets = {a.target for a in legal if isinstance(a, A.Advance)}
         for cand in self._candidates(s):
-            if cand.TYPE in legal_types and not (
-                cand.TYPE == "advance" and cand.target not in advance_targets
+            if type(cand) in legal_types and not (
+                isinstance(cand, A.Advance) and cand.target not in advance_targets
             ):
                 continue
             v = rules.check(s, cand)
@@ -450,15 +470,13 @@ class EngineSession:
                 out.append(self._option(cand, False, v))
         return out
 
-    def _candidates(self, s: Any, always: bool = False) -> list[Any]:
+    def _candidates(self, s: GameState, always: bool = False) -> list[A.Action]:
         """The usual things a player might try now, so the engine can say why each one is refused. During a
         battle or a pending decision only the referee asks (`always`)."""
-        from engine import actions as A
-
         if (s.battle is not None or s.pending) and not always:
             return []
         me = s.current
-        cands: list[Any] = [
+        cands: list[A.Action] = [
             A.PlayCallToArms(me),
             A.PlayTacticalAdvance(me),
             A.UseCrown(me),
@@ -471,9 +489,9 @@ class EngineSession:
                 cands.append(A.Advance(me, tid, min(castle, s.data.capacity.get(tid, 6))))
         return cands
 
-    def _option(self, a: Any, enabled: bool, verdict: Any) -> Option:
-        kind = KIND_OF.get(a.TYPE, OptionKind.SIMPLE)
-        if a.TYPE == "pass_fracture_round" and getattr(a, "upto", None) is None:
+    def _option(self, a: A.Action, enabled: bool, verdict: Any) -> Option:
+        kind = KIND_OF.get(type(a), OptionKind.SIMPLE)
+        if isinstance(a, A.PassFractureRound) and a.upto is None:
             kind = OptionKind.PASS_ALL
         target = getattr(a, "target", None)
         if isinstance(target, str) and kind is OptionKind.ADVANCE:
@@ -487,7 +505,7 @@ class EngineSession:
             value = self.describe.card_value(getattr(a, "card", None))
         # The facts behind a refusal are worked out when someone asks (`check`), not for every greyed button.
         v = VerdictView(True, self.tr("Allowed.")) if enabled else self._verdict_view(verdict)
-        step = STAGE_OF.get(self.state.battle.stage.value, 1) if self.state.battle else self._step(self.state)
+        step = self._stage(self.state.battle) if self.state.battle else self._step(self.state)
         return Option(
             key=repr(a),
             label=self.describe.option(a),
@@ -504,7 +522,7 @@ class EngineSession:
             else (self.describe.artefact(tgt) if tgt else ""),
         )
 
-    def facts(self, a: Any) -> tuple[str, ...]:
+    def facts(self, a: A.Action) -> tuple[str, ...]:
         """The state facts a verdict rests on, in words."""
         s = self.state
         d = self.describe
@@ -543,8 +561,8 @@ class EngineSession:
             out.append(self.tr("The crown was already used this turn"))
         return tuple(out)
 
-    def check(self, action: Any) -> VerdictView:
-        v = _rules().check(self.state, action)
+    def check(self, action: A.Action) -> VerdictView:
+        v = rules.check(self.state, action)
         return self._verdict_view(v, self.facts(action))
 
     def _verdict_view(self, v: Any, facts: tuple[str, ...] = ()) -> VerdictView:
@@ -580,8 +598,7 @@ class EngineSession:
 
     # --------------------------------------------------------------------------------------- applying
 
-    def apply(self, action: Any) -> list[EventLine]:
-        rules = _rules()
+    def apply(self, action: A.Action) -> list[EventLine]:
         s = self.state
         v = rules.check(s, action)
         if not v.ok:
@@ -634,7 +651,6 @@ class EngineSession:
         have = {o.key for o in opts}
         s = self.state
         if s.winner is None and (s.battle is not None or s.pending):
-            rules = _rules()
             for cand in self._candidates(s, always=True):
                 if repr(cand) in have:
                     continue
@@ -645,7 +661,7 @@ class EngineSession:
 
     # ------------------------------------------------------------------------------------------ camera
 
-    def recent_events(self, upto: int | None = None) -> tuple[Any, ...]:
+    def recent_events(self, upto: int | None = None) -> tuple[ev.Event, ...]:
         """The events of the actions applied since the camera last saw the table match the game: knights
         these removed or placed may still stand (or be missing) on the table."""
         n = len(self.actions) if upto is None else upto
@@ -653,7 +669,6 @@ class EngineSession:
 
     def propose(self, reading: Any) -> Proposal:
         """Runs on a worker thread (the table presenter's runner): reads the lists once, writes two marks."""
-        reconcile = importlib.import_module("engine.reconcile").reconcile
         states = self.states
         n = len(states) - 1
         state = states[n]

@@ -234,7 +234,7 @@ def test_after_a_tapped_battle_the_map_says_what_to_take_off(tmp_path: Path) -> 
     """Camera moves keep the table matched; a battle is tapped; the camera still shows the knights as before
     the battle: the app passes the battle's events to reconcile, which says what to move and why."""
     from companion.pipeline import knights_on_table
-    from companion.session import CAMERA_TYPES
+    from companion.session import CAMERA_MOVES
 
     for seed in range(12):
         s = new_session(tmp_path / str(seed), seed)
@@ -245,7 +245,7 @@ def test_after_a_tapped_battle_the_map_says_what_to_take_off(tmp_path: Path) -> 
                 break
             action = choose(st, rng)
             s.apply(action)
-            if action.TYPE in CAMERA_TYPES:
+            if type(action) in CAMERA_MOVES:
                 seen = s.propose(_reading(s, s.state))  # the camera saw the move: the table matches
                 assert not seen.options and not seen.discrepancies and s.matched_at == len(s.actions)
                 continue
