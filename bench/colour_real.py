@@ -140,7 +140,7 @@ class Tally:
             if n:
                 right, unsure, wrong = (c[o] / n for o in ("right", "unsure", "wrong"))
                 rows.append(
-                    f"    {k:4s} {n:5d} dice  right {right:7.2%}  unsure {unsure:6.2%}  wrong {wrong:6.2%} "
+                    f"    {k:18s} {n:5d} dice  right {right:7.2%}  unsure {unsure:6.2%}  wrong {wrong:6.2%} "
                     f"({c['wrong']})"
                 )
         n = sum(total.values())

@@ -128,14 +128,17 @@ def test_body_colour_ignores_pips_and_glare() -> None:
     assert abs(b - 40) <= 2 and abs(g - 40) <= 2 and abs(r - 200) <= 2
 
 
-def test_json_round_trip(tmp_path: Path) -> None:
-    c = calib()
+@pytest.mark.parametrize("made", ["from samples", "of models"])
+def test_json_round_trip(tmp_path: Path, made: str) -> None:
+    """Saved and loaded (version 2), a calibration keeps every colour's reference and die model."""
+    c = calib() if made == "from samples" else default_calibration()
     path = tmp_path / "calibration.json"
     c.save(path)
     again = ColourCalibration.load(path)
     assert again.colours == c.colours
     for colour in c.colours:
         assert np.allclose(again.references[colour], c.references[colour], atol=1e-3)
+        assert again.models[colour].to_json() == c.models[colour].to_json()
     assert again.threshold == c.threshold and again.margin == c.margin
 
 
@@ -297,16 +300,6 @@ def test_a_version_1_file_loads_as_body_colours_with_white_or_black_pips(tmp_pat
         assert m.colour is colour and m.accepted, (colour, m)
     again = ColourCalibration.from_json(json.loads(json.dumps(cal.to_json())))
     assert again.to_json()["version"] == 2 and again.models == cal.models
-
-
-def test_version_2_round_trip_keeps_every_model(tmp_path: Path) -> None:
-    cal = default_calibration()
-    path = tmp_path / "calibration.json"
-    cal.save(path)
-    again = ColourCalibration.load(path)
-    assert again.colours == cal.colours
-    for colour in cal.colours:
-        assert again.models[colour].to_json() == cal.models[colour].to_json()
 
 
 @pytest.mark.parametrize(
