@@ -28,7 +28,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision import networks
+from vision import networks, topview
 from vision.calibration import die_body_colour, middle_of
 from vision.errors import VisionError
 
@@ -102,6 +102,7 @@ VOTE_BELOW = 0.94
 SECOND_LOOK_BELOW = 0.9
 CROP_PX = 40  # the value network's input: one die, centred
 CROP_MARGIN = 1.15  # its crop spans this times the die box's longer side
+
 TILE_SIDE_MM = 90.0 / math.sqrt(3.0)  # vision.tags: tiles are 90 mm across flats
 DIE_SIDE_MM = 16.0  # vision.tags.DIE_MM
 # The finder's view is shrunk by averaging areas below this scale, as its training data was (a 4K table:
@@ -134,9 +135,13 @@ class DieReading:
     unsure: bool
     colour_bgr: tuple[float, float, float] | None
     player: Colour | None = None
+    # read from above (`read_from_above`): where the die stands on the table, mm (`box` is then its top
+    # face's), and its top face rectified as the value networks saw it (`FACE_CROP` of it is the face alone)
+    where: tuple[float, float] | None = None
+    face: Image | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "box": list(self.box),
             "value": self.value,
             "confidence": round(self.confidence, 3),
@@ -144,6 +149,9 @@ class DieReading:
             "colour_bgr": None if self.colour_bgr is None else [round(c, 1) for c in self.colour_bgr],
             "player": None if self.player is None else self.player.value,
         }
+        if self.where is not None:
+            out["where_mm"] = [round(v, 1) for v in self.where]
+        return out
 
 
 def _check_image(image: object) -> Image:
@@ -513,6 +521,63 @@ def read_dice(
                 unsure=sure_value < SURE_VALUE or not sure or c.cut,
                 colour_bgr=bgr,
                 player=player,
+            )
+        )
+    return out
+
+
+# Two of the finder's candidates whose top faces' centres lie closer than this on the table are one die: from
+# above, no two top faces overlap, so distinct dice stand at least a side apart.
+SAME_DIE_FROM_ABOVE_MM = 0.6 * DIE_SIDE_MM
+
+
+def read_from_above(
+    image: Image, view: topview.TopView, region: npt.NDArray[np.uint8] | None = None
+) -> list[DieReading]:
+    """Every die whose top face's centre lies in `region` (a 0/1 mask of the view's size) of the table seen
+    from above (`vision.topview`): the finder reads the view, the value networks each top face rectified
+    from `image` at its own resolution. Each reading has its place on the table (`where`, mm) and, as its
+    `box`, its top face's box in `image`. Body colours are left to the caller (`vision.knights`)."""
+    img = _check_image(image)
+    seen = topview.warp(img, view)
+    face_px = view.px_per_mm * DIE_SIDE_MM
+    found = candidates(
+        seen, region, die_px=face_px, read_values=False, least_score=DETECT ** (1.0 / FINDER_WEIGHT)
+    )
+    if not found:
+        return []
+    places = view.to_table([((c.box[0] + c.box[2]) / 2.0, (c.box[1] + c.box[3]) / 2.0) for c in found])
+    faces = topview.face_crops(img, view, places, CROP_PX)
+    probs = looked_at_twice(faces)
+    judged = []
+    for c, where, crop, face in zip(found, places.tolist(), probs, faces, strict=True):
+        die, values = judge(c.score, c.head, crop)
+        if die >= DETECT:
+            judged.append((die, c, values, crop, (float(where[0]), float(where[1])), face))
+    out: list[DieReading] = []
+    kept: list[tuple[float, float]] = []
+    h, w = img.shape[:2]
+    for die, c, values, crop, where, face in sorted(judged, key=lambda j: -j[0]):
+        if any(math.dist(where, k) < SAME_DIE_FROM_ABOVE_MM for k in kept):
+            continue
+        kept.append(where)
+        sure = sure_die(die, crop)
+        value = int(np.argmax(values)) + 1
+        sure_value = float(values[value - 1])
+        outline = topview.face_outline(view, where)
+        x0 = max(0, math.floor(float(outline[:, 0].min())))
+        y0 = max(0, math.floor(float(outline[:, 1].min())))
+        x1 = min(w, math.ceil(float(outline[:, 0].max())))
+        y1 = min(h, math.ceil(float(outline[:, 1].max())))
+        out.append(
+            DieReading(
+                box=(x0, y0, max(x0 + 1, x1), max(y0 + 1, y1)),
+                value=value,
+                confidence=sure_value * (1.0 if sure else die / SURE_DIE),
+                unsure=sure_value < SURE_VALUE or not sure or c.cut,
+                colour_bgr=None,
+                where=where,
+                face=face,
             )
         )
     return out

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
+from vision import topview
 from vision.calibration import (
     ColourCalibration,
     ColourMatch,
@@ -43,6 +44,7 @@ from vision.calibration import (
 )
 from vision.geometry import mean_radius
 from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
+from vision.topview import FACE_MIDDLE, TopView
 
 Image = npt.NDArray[np.uint8]
 Polygon = npt.NDArray[np.float64]  # Nx2, image pixels
@@ -124,43 +126,11 @@ def _to_table(points: npt.ArrayLike, homography: Homography | None) -> npt.NDArr
     return np.asarray(cv2.perspectiveTransform(p.reshape(-1, 1, 2), homography), np.float64).reshape(-1, 2)
 
 
-NOMINAL_HFOV_DEG = 64.0  # a typical tablet / USB camera, used when the view is too square-on to tell
-
-
 def plane_at_height(
     table_to_image: Homography, image_size: tuple[int, int], height_mm: float
 ) -> Homography:
-    """The homography table (mm) -> image for the plane `height_mm` above the table (a die's top face).
-
-    The camera is recovered from the table's homography assuming square pixels and the principal point at the
-    image centre: the focal length from the orthogonality of the table's axes (Zhang), or `NOMINAL_HFOV_DEG`
-    when the view is too square-on to tell (then the height barely matters anyway).
-    """
-    w, h = image_size
-    k0 = np.array([[1.0, 0, w / 2.0], [0, 1.0, h / 2.0], [0, 0, 1.0]])
-    a = np.linalg.inv(k0) @ np.asarray(table_to_image, np.float64)
-    a1, a2 = a[:, 0], a[:, 1]
-    nominal = (w / 2.0) / np.tan(np.radians(NOMINAL_HFOV_DEG / 2.0))
-    f = nominal
-    denom = a1[2] * a2[2]
-    if abs(denom) > 1e-12:
-        f2 = -(a1[0] * a2[0] + a1[1] * a2[1]) / denom
-        if f2 > 0 and 0.33 * nominal < np.sqrt(f2) < 3.0 * nominal:
-            f = float(np.sqrt(f2))
-    k = np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
-    m = np.linalg.inv(k) @ np.asarray(table_to_image, np.float64)
-    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
-    if m[2, 2] * scale < 0:  # the table must be in front of the camera
-        scale = -scale
-    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
-    r3 = np.cross(r1, r2)
-    r3 /= max(float(np.linalg.norm(r3)), 1e-12)
-    # "Up" is the side of the table the camera is on: its centre is -R^T t.
-    rot = np.column_stack([r1, r2, r3])
-    centre = -rot.T @ t
-    up = 1.0 if centre[2] > 0 else -1.0
-    hom: Homography = k @ np.column_stack([r1, r2, t + up * height_mm * r3])
-    return hom
+    """The homography table (mm) -> image for the plane `height_mm` above the table (`topview.lifted`)."""
+    return topview.lifted(table_to_image, image_size, height_mm)
 
 
 def centres_on_table(
@@ -327,10 +297,15 @@ def read_knights(
     dice: list[DieOnTable] = []
     if looked:
         if found is None:
-            found = find_dice(image, polygons, dice_reader=dice_reader, search=search)
+            found = find_dice(
+                image, polygons, dice_reader=dice_reader, search=search, image_to_table=image_to_table
+            )
         centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]
         table_points = None
-        if image_to_table is not None and die_height_mm:
+        if found and all(getattr(d, "where", None) is not None for d in found):
+            # read from above: each die's place on the table is known
+            table_points = np.array([d.where for d in found], np.float64).reshape(-1, 2)
+        elif image_to_table is not None and die_height_mm:
             size = (image.shape[1], image.shape[0])
             table_points = centres_on_table(centres, image_to_table, size, die_height_mm)
         where = assign_to_locations(centres, locs, image_to_table, edge_tolerance, table_points)
@@ -342,8 +317,13 @@ def read_knights(
             # a neighbour's die, or one off the board: read with its own location
             if (search is None or place in looked) and k not in twice
         ]
-        tops = [middle_of(box) for _d, _c, _p, box, _k in kept]
-        faces = [die_face_colours(image, top) for top in tops]
+        # where each die's top face is looked at: read from above, its face rectified (the middle of a slanted
+        # face's box in the frame may hold the tile or a side face); else the middle of its box in the frame
+        tops = [
+            (d.face, FACE_MIDDLE) if getattr(d, "face", None) is not None else (image, middle_of(box))
+            for d, _c, _p, box, _k in kept
+        ]
+        faces = [die_face_colours(source, top) for source, top in tops]
         # all the dice's colours named at once (the same numbers as one by one, a sixth of the time)
         bodies = calibration.match_many([body for body, _pips in faces], white_bgr)
         pip_colours = {k: pips for k, (_body, pips) in enumerate(faces) if pips is not None}
@@ -351,7 +331,7 @@ def read_knights(
             zip(pip_colours, calibration.match_many(list(pip_colours.values()), white_bgr), strict=True)
         )
         for k, (die, centre, place, box, index) in enumerate(kept):
-            face = tops[k]
+            source, face = tops[k]
             body, pips = faces[k]
             match = bodies[k]
             if pips is not None and (not match.accepted or match.colour in PIP_COLOURS):
@@ -362,7 +342,7 @@ def read_knights(
                     match = other
                 elif other.accepted and match.accepted and {match.colour, other.colour} == PIP_COLOURS:
                     # A black die or a white one: the body is the connected surface, the pips are blobs.
-                    dark_body = darker_is_body(image, face)
+                    dark_body = darker_is_body(source, face)
                     dark = match if sum(body) <= sum(pips) else other
                     light = other if dark is match else match
                     match = dark if dark_body else light
@@ -442,15 +422,25 @@ def find_dice(
     *,
     dice_reader: DiceReader | None = None,
     search: Collection[str] | None = None,
+    image_to_table: Homography | None = None,
 ) -> list[Any]:
     """The dice the dice reader finds over the knight locations of `polygons` (those in `search`, if given):
-    what `read_knights` assigns to locations and names the players of. Nothing here depends on anything but
-    the image and the polygons, so `vision.pipeline` runs it while the map is read."""
-    reader = dice_reader or default_dice_reader()
+    what `read_knights` assigns to locations and names the players of. With the table's homography
+    (`image_to_table`) and the default reader, the dice are read from above (`vision.topview`): each with
+    its place on the table. Nothing here depends on anything but the image, the polygons and the
+    homography, so `vision.pipeline` runs it while the map is read."""
     locs = _knight_locations(polygons)
     looked = set(locs) if search is None else set(locs) & set(search)
     if not looked:
         return []
+    if dice_reader is None and image_to_table is not None:
+        from vision.dice import read_from_above
+
+        key = tuple(locs[k].tobytes() for k in sorted(locs))
+        view = _view_from_above(image.shape[:3], np.asarray(image_to_table, np.float64).tobytes(), key)
+        where = _region_from_above(view, tuple(locs[k].tobytes() for k in sorted(looked)))
+        return list(read_from_above(image, view, where))
+    reader = dice_reader or default_dice_reader()
     region = _drawn_region(image.shape[:2], tuple(locs[k].tobytes() for k in sorted(looked)))
     extra: dict[str, Any] = {}
     side = _die_side(tuple(p.tobytes() for p in locs.values()))
@@ -460,6 +450,21 @@ def find_dice(
         extra["body_colours"] = False  # `read_knights` looks at the faces' colours itself
     # The player is named from the top face's colours (body or pips), so the reader need not.
     return list(reader(image, region=region, calibration=None, **extra))
+
+
+# A camera on its stand sees the same outlines under the same homography frame after frame: the view from
+# above and its regions are kept (keyed by the arrays' bytes).
+@functools.lru_cache(maxsize=2)
+def _view_from_above(shape: tuple[int, ...], homography: bytes, outlines: tuple[bytes, ...]) -> TopView:
+    i2t = np.frombuffer(homography, np.float64).reshape(3, 3)
+    return topview.above(shape, i2t, [np.frombuffer(b, np.float64).reshape(-1, 2) for b in outlines])
+
+
+@functools.lru_cache(maxsize=4)
+def _region_from_above(view: TopView, outlines: tuple[bytes, ...]) -> Image:
+    mask = topview.region(view, [np.frombuffer(b, np.float64).reshape(-1, 2) for b in outlines])
+    mask.setflags(write=False)
+    return mask
 
 
 # A still table's outlines come again frame after frame: what is drawn from them alone is kept (at 1080p the

@@ -307,7 +307,8 @@ class TableReader:
         self._previous: FrameResult | None = None  # the last frame read, when the next may build on it
         self._since_whole = 0
         self.dice_ahead = dice_ahead
-        self._outlines: tuple[tuple[int, ...], dict[str, FloatArray]] | None = None  # last whole read's
+        # the last whole read's frame shape, knight outlines and table homography
+        self._outlines: tuple[tuple[int, ...], dict[str, FloatArray], FloatArray | None] | None = None
         self._worker: ThreadPoolExecutor | None = None
         self._foreign_frames = 0  # frames in a row whose map shares no tile with the stable one
         self.backend = backend
@@ -473,7 +474,7 @@ class TableReader:
             message += f" ({len(view.tiles) - len(tiles)} seen that the known map cannot place yet)"
 
         polygons, knights = self._knights(frame, view, white, found=found)
-        self._outlines = (frame.shape, polygons)
+        self._outlines = (frame.shape, polygons, view.image_to_table)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
         mask = side.occluders
@@ -653,13 +654,15 @@ class TableReader:
         if before is None or before[0] != frame.shape:
             return reading.result(), None
         try:
-            found = find_dice(frame, before[1], dice_reader=self.dice_reader)
+            found = find_dice(frame, before[1], dice_reader=self.dice_reader, image_to_table=before[2])
         finally:
             wait([reading])  # never leave the map reader running on into the next frame
         side = reading.result()
         outlines = _knight_outlines(side.view)
-        same = outlines.keys() == before[1].keys() and all(
-            np.array_equal(v, before[1][k]) for k, v in outlines.items()
+        same = (
+            outlines.keys() == before[1].keys()
+            and all(np.array_equal(v, before[1][k]) for k, v in outlines.items())
+            and _same_homography(side.view.image_to_table, before[2])
         )
         return side, found if same else None
 
@@ -822,6 +825,10 @@ def occluder_scale(polygons: Iterable[FloatArray]) -> float:
         return 0.25
     scale = float(np.clip(OCCLUDER_TILE_PX / max(float(np.median(radii)), 1.0), 0.05, 1.0))
     return 1.0 / max(1, round(1.0 / scale))  # one over a whole number, as `occluder_mask` uses
+
+
+def _same_homography(a: FloatArray | None, b: FloatArray | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _knight_outlines(view: MapView) -> dict[str, FloatArray]:

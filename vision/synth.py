@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import cv2
 import numpy as np
@@ -118,6 +118,9 @@ class SceneSpec:
     # A camera stream: with a seed here, the light, glare, table and dice faces come from it rather than from
     # the frame's seed, so consecutive frames differ only by sensor noise, hands and what moved.
     steady_seed: int | None = None
+    # How each player's dice look (`DieLook`: drawn in any colours, or faces cut from photographs); a colour
+    # not given is drawn in its `DIE_COLOURS`.
+    looks: Mapping[Colour, DieLook] = field(default_factory=dict)
 
     def with_(self, **changes: Any) -> SceneSpec:
         return replace(self, **changes)
@@ -547,6 +550,43 @@ def _pyramid(tex: Image) -> tuple[Image, ...]:
 
 
 @functools.lru_cache(maxsize=256)
+class DieLook(Protocol):
+    """How one kind of die looks: a face showing `value`, `px` x `px`, seen from straight above."""
+
+    def face(self, value: int, px: int, rng: np.random.Generator) -> Image: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnLook:
+    """A die drawn in any colours: a body (marbled with a second colour when `swirl` is given), pips, and
+    how large the pips are and how dark the rounded edges read."""
+
+    body: BGR
+    pips: BGR
+    swirl: BGR | None = None
+    pip_scale: float = 1.0
+    edge: float = 0.25
+
+    def face(self, value: int, px: int, rng: np.random.Generator) -> Image:
+        face = np.empty((px, px, 3), np.float32)
+        face[:] = self.body
+        if self.swirl is not None:
+            noise = cv2.GaussianBlur(rng.standard_normal((px, px)).astype(np.float32), (0, 0), px / 8.0)
+            share = np.clip((noise / max(float(noise.std()), 1e-6)) * 0.8 + 0.5, 0.0, 1.0)[:, :, None]
+            face = face * (1.0 - share) + np.asarray(self.swirl, np.float32) * share
+        yy, xx = np.mgrid[0:px, 0:px].astype(np.float32) / (px - 1)
+        edge = np.minimum(np.minimum(xx, 1 - xx), np.minimum(yy, 1 - yy))
+        face *= (np.clip(edge / 0.12, 0.0, 1.0) * self.edge + 1.0 - self.edge)[:, :, None]
+        out = np.clip(face, 0, 255).astype(np.uint8)
+        r = max(1, round(0.085 * self.pip_scale * px * 16)) if px >= 8 else 1
+        for fx, fy in PIPS[value]:
+            cv2.circle(
+                out, (round(fx * (px - 1) * 16), round(fy * (px - 1) * 16)), r, self.pips, -1, cv2.LINE_AA,
+                shift=4,
+            )
+        return np.ascontiguousarray(np.rot90(out, int(rng.integers(0, 4))))
+
+
 def _die_face(colour: Colour, value: int, px: int) -> Image:
     body = np.array(DIE_COLOURS[colour], np.float32)
     face = np.empty((px, px, 3), np.float32)
@@ -671,8 +711,10 @@ def _draw_die(
     rng: np.random.Generator,
     *,
     size_mm: float = DIE_MM,
+    look: DieLook | None = None,
 ) -> tuple[FloatArray, FloatArray]:
-    """Draw one die; returns (silhouette hull px, top face 4x2 px)."""
+    """Draw one die (in its player's `DIE_COLOURS`, or as `look` has it); returns (silhouette hull px, top
+    face 4x2 px)."""
     h = size_mm / 2.0
     c, s = math.cos(die.yaw), math.sin(die.yaw)
     base = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
@@ -696,10 +738,10 @@ def _draw_die(
             continue
         quad = np.array([top_px[i], top_px[j], bottom_px[j], bottom_px[i]])
         shade = 0.55 + 0.3 * max(0.0, float(normal @ light))
-        tex = _die_face(die.colour, sides[i], face_px)
+        tex = _die_face(die.colour, sides[i], face_px) if look is None else look.face(sides[i], face_px, rng)
         m = cv2.getPerspectiveTransform(src, quad.astype(np.float32)).astype(np.float64)
         _warp_into(frame, tex, m, quad, shade)
-    tex = _die_face(die.colour, die.value, face_px)
+    tex = _die_face(die.colour, die.value, face_px) if look is None else look.face(die.value, face_px, rng)
     m = cv2.getPerspectiveTransform(src, top_px.astype(np.float32)).astype(np.float64)
     _warp_into(frame, tex, m, top_px, 1.0)
     hull = cv2.convexHull(np.vstack([top_px, bottom_px]).astype(np.float32))[:, 0, :].astype(np.float64)
@@ -1153,7 +1195,7 @@ def render_scene(spec: SceneSpec, seed: int) -> tuple[Image, GroundTruth]:
         _draw_shadow(frame, cam, d, light)
     for d in dice:
         faces = steady_rng("die", d.location, round(d.x, 2), round(d.y, 2))
-        hull, top = _draw_die(frame, cam, d, light, faces)
+        hull, top = _draw_die(frame, cam, d, light, faces, look=spec.looks.get(d.colour))
         drawn.append((d, hull, top))
         blockers.append(hull)
 

@@ -155,17 +155,34 @@ def synthetic_closeups(count: int, seed: int = SYNTH_SEED_BASE + 20_000) -> Iter
         yield Sample(image, boxes, np.array([d.value for d in truth], np.int64), np.zeros((0, 4), np.float32))
 
 
+DIE_RANGE = (18.0, 72.0)  # px: the sizes dice are rescaled to for the finder (`augment`)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Training samples drawn with `weight`, rescaled so their dice span `die_range` px."""
+
+    weight: float
+    samples: tuple[Sample, ...]
+    die_range: tuple[float, float] = DIE_RANGE
+
+
 @dataclass(frozen=True, slots=True)
 class Mixture:
-    """Training samples in parts, each drawn with its weight (real photos, tables, close-ups)."""
+    """Training samples in parts (real photos, tables, close-ups, views from above), each drawn with its
+    weight."""
 
-    parts: tuple[tuple[float, tuple[Sample, ...]], ...]
+    parts: tuple[Part, ...]
+
+    def pick_part(self, rng: np.random.Generator) -> tuple[Sample, tuple[float, float]]:
+        """A sample, and the sizes its part's dice are to be rescaled to."""
+        parts = [p for p in self.parts if p.samples]
+        weights = np.array([p.weight for p in parts], np.float64)
+        chosen = parts[int(rng.choice(len(parts), p=weights / weights.sum()))]
+        return chosen.samples[int(rng.integers(0, len(chosen.samples)))], chosen.die_range
 
     def pick(self, rng: np.random.Generator) -> Sample:
-        parts = [(w, p) for w, p in self.parts if p]
-        weights = np.array([w for w, _p in parts], np.float64)
-        _w, chosen = parts[int(rng.choice(len(parts), p=weights / weights.sum()))]
-        return chosen[int(rng.integers(0, len(chosen)))]
+        return self.pick_part(rng)[0]
 
 
 # --- augmentation -------------------------------------------------------------------------------------------
@@ -217,7 +234,7 @@ def _flip_rotate(sample: Sample, k: int, flip: bool) -> Sample:
     return Sample(image, move(sample.boxes), sample.values, move(sample.ignore))
 
 
-def _photometric(image: Image, rng: np.random.Generator) -> Image:
+def photometric(image: Image, rng: np.random.Generator) -> Image:
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(np.int16)
     if rng.random() < 0.7:  # dice come in every colour: turn the hue wheel
         hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
@@ -241,7 +258,7 @@ def _photometric(image: Image, rng: np.random.Generator) -> Image:
 
 
 def augment(
-    sample: Sample, rng: np.random.Generator, size: int = 256, die_range: tuple[float, float] = (18, 72)
+    sample: Sample, rng: np.random.Generator, size: int = 256, die_range: tuple[float, float] = DIE_RANGE
 ) -> Sample:
     """A random size x size training crop: rescaled so dice span `die_range` px, cropped (mostly around dice),
     turned, mirrored and recoloured."""
@@ -264,7 +281,7 @@ def augment(
     window = _crop(sample, x0, y0, src)
     c = _crop(_scaled(window, size / src), 0, 0, size)
     c = _flip_rotate(c, int(rng.integers(0, 4)), bool(rng.random() < 0.5))
-    return Sample(_photometric(c.image, rng), c.boxes, c.values, c.ignore)
+    return Sample(photometric(c.image, rng), c.boxes, c.values, c.ignore)
 
 
 # --- targets ------------------------------------------------------------------------------------------------
@@ -375,5 +392,5 @@ def value_crops(
     out = []
     for c in crops:
         mirrored = np.ascontiguousarray(c[:, ::-1]) if rng.random() < 0.5 else c
-        out.append(_photometric(mirrored, rng))
+        out.append(photometric(mirrored, rng))
     return out, labels

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from vision.dice import CROP_PX, WHOLE_OVER_FACE, candidates, value_model_name
-from vision.dice_model import data
+from vision.dice_model import above, data, faces
 
 OUT = Path(__file__).resolve().parents[1] / "models" / "dicenet.onnx"
 
@@ -168,10 +168,34 @@ def _progress(  # noqa: PLR0917
         print(json.dumps({kind: line}), flush=True)
 
 
+CropPool = tuple[tuple[np.ndarray, ...], tuple[int, ...]]
+
+
+def _pool_crops(pool: CropPool, rng: np.random.Generator, n: int) -> tuple[list[np.ndarray], list[int]]:
+    """`n` crops of the pool (top faces rectified from above), mirrored half the time and recoloured."""
+    crops, labels = pool
+    out, ys = [], []
+    for i in rng.integers(0, len(crops), n).tolist():
+        c = crops[i]
+        if rng.random() < 0.5:
+            c = np.ascontiguousarray(c[:, ::-1])
+        out.append(data.photometric(c, rng))
+        ys.append(labels[i])
+    return out, ys
+
+
 def train_values(
-    mix: data.Mixture, *, steps: int, batch: int, seed: int, out: Path
+    mix: data.Mixture,
+    *,
+    steps: int,
+    batch: int,
+    seed: int,
+    out: Path,
+    pool: CropPool | None = None,
+    pool_share: float = 0.0,
 ) -> list[dict[str, float]]:
-    """The value network, on jittered die crops and not-a-die crops (`data.value_crops`)."""
+    """The value network, on jittered die crops and not-a-die crops (`data.value_crops`), and `pool_share`
+    of each batch from `pool` (top faces rectified from above, `vision.dice_model.above`)."""
     rng = np.random.default_rng(seed + 1)
     model = ValueNet()
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
@@ -183,6 +207,8 @@ def train_values(
         model.train()
         crops: list[np.ndarray] = []
         labels: list[int] = []
+        if pool is not None and pool_share > 0:
+            crops, labels = _pool_crops(pool, rng, round(batch * pool_share))
         while len(crops) < batch:
             c, y = data.value_crops(mix.pick(rng), rng)
             crops += c
@@ -199,6 +225,11 @@ def train_values(
         _progress("value", log, running, {"loss": float(loss), "accuracy": acc}, step, steps, 100, t0)
     export(model, out, value=True)
     return log
+
+
+# A view from above shows every die at the reader's own scale (`vision.topview.PX_PER_MM`): training keeps it
+# near that size.
+ABOVE_DIE_RANGE = (22.0, 36.0)
 
 
 def train_detector(
@@ -222,7 +253,8 @@ def train_detector(
         model.train()
         samples = []
         for _ in range(batch):
-            samples.append(data.augment(mix.pick(rng), rng, crop))
+            sample, sizes = mix.pick_part(rng)
+            samples.append(data.augment(sample, rng, crop, die_range=sizes))
         x, tg = _batch(samples, "cpu")
         loss, parts = loss_fn(model(x), tg)
         opt.zero_grad()
@@ -252,6 +284,11 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--crop", type=int, default=256)
     ap.add_argument("--synthetic", type=int, default=90, help="synthetic tables rendered for training")
     ap.add_argument("--closeups", type=int, default=300, help="synthetic close-ups of a few dice")
+    ap.add_argument("--above", type=int, default=300, help="synthetic tables seen from above")
+    ap.add_argument(
+        "--drawn-only", action="store_true",
+        help="dress the tables' dice in drawn looks only, not in faces cut from the real photographs",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(list(argv))
@@ -266,6 +303,16 @@ def main(argv: Sequence[str]) -> int:
     real = data.real_samples(tune, args.photos)
     tables = list(data.synthetic_samples(args.synthetic))
     closeups = list(data.synthetic_closeups(args.closeups))
+    looks = None if args.drawn_only else faces.training_looks()
+    views = list(above.above_tables(args.above, looks=looks))
+    pool: CropPool = (
+        tuple(c for t in views for c in t.crops), tuple(y for t in views for y in t.labels)
+    )
+    print(
+        f"{len(views)} tables from above ({sum(len(t.sample.boxes) for t in views)} dice, "
+        f"{len(pool[0])} value crops; faces cut from photographs: {'yes' if looks else 'no'})",
+        flush=True,
+    )
     print(
         f"{len(real)} tuning photos ({sum(len(s.boxes) for s in real)} dice; {len(held)} held out, unused), "
         f"{len(tables)} synthetic tables ({sum(len(s.boxes) for s in tables)} dice), "
@@ -274,7 +321,10 @@ def main(argv: Sequence[str]) -> int:
     )
     about = {"args": {k: str(v) for k, v in vars(args).items()}, "torch": torch.__version__}
     if args.only in (None, "detector"):
-        mix = data.Mixture(((0.55, tuple(real)), (0.3, tuple(tables)), (0.15, tuple(closeups))))
+        mix = data.Mixture((
+            data.Part(0.35, tuple(real)), data.Part(0.1, tuple(tables)), data.Part(0.1, tuple(closeups)),
+            data.Part(0.45, tuple(t.sample for t in views), ABOVE_DIE_RANGE),
+        ))  # fmt: skip
         log = train_detector(
             mix, steps=args.steps, batch=args.batch, crop=args.crop, seed=args.seed, out=args.out
         )
@@ -289,14 +339,17 @@ def main(argv: Sequence[str]) -> int:
             f"{sum(len(s.hard) for s in tables)} on the tables ({time.perf_counter() - t0:.0f} s)",
             flush=True,
         )
-        mix = data.Mixture(((0.65, tuple(real)), (0.25, tuple(tables)), (0.1, tuple(closeups))))
+        mix = data.Mixture(
+            (data.Part(0.65, tuple(real)), data.Part(0.25, tuple(tables)), data.Part(0.1, tuple(closeups)))
+        )
         wanted = [args.value_net] if args.value_net else list(range(1, args.value_nets + 1))
         for k in wanted:
             # Members differ only in their seeds; together they vote (vision.dice averages their scores).
             out = args.out.with_name(value_model_name(k))
             torch.manual_seed(args.seed + k - 1)
             log = train_values(
-                mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed + 100 * (k - 1), out=out
+                mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed + 100 * (k - 1), out=out,
+                pool=pool, pool_share=0.5,
             )
             out.with_suffix(".log.json").write_text(json.dumps({**about, "member": k, "log": log}, indent=1))
             print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")

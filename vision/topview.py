@@ -1,0 +1,235 @@
+"""The table seen from straight above, at the height of the dice's top faces.
+
+A camera on a stand sees the table at a slant: far dice look smaller than near ones, and every die shows one
+or two side faces whose pips must not count. The stickers give the table's homography and so the camera's
+pose (`vision.knights.plane_at_height`), and with it the view a camera straight above would have of the plane
+one die high, where every die's top face lies. In that view:
+
+- every top face is a square of the same size (`PX_PER_MM` x `DIE_MM`), wherever the die stands and however
+  steep the camera;
+- no top face hides another (equal cubes on a flat table cannot cover each other's tops from any camera
+  above them);
+- a die's side faces are a smear beside its top, towards the camera, and the table under a die is hidden.
+
+The dice finder reads that view (`vision.dice.read_from_above`), and a die's position in it is its place on
+the table in millimetres; the value networks read each top face rectified from the frame at the frame's own
+resolution (`face_crops`), so they see a square face from straight above, as in a photograph taken from
+above, never a slanted die with its sides.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.tags import DIE_MM
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+# A top face 25 px across: the finder's scale (`vision.dice.TARGET_DIE_PX` 30 px for a whole die, 1.2 times
+# its top face), so the view needs no resizing.
+PX_PER_MM = 25.0 / DIE_MM
+MARGIN_MM = 12.0  # table around the outlines, so that a die on a tile's edge is seen whole
+# The value networks' crop spans this many top faces around a face's centre (a photograph's whole-die box,
+# `vision.dice.die_crop`, spans about 1.15 x 1.1 of its top face).
+FACE_CROP_SPAN = 1.25
+# In a top face rectified at 40 px (the value networks' crop), the box (x0, y0, x1, y1) of the face's middle,
+# well inside its edges (the face spans 4..36): where a die's colours are measured.
+FACE_MIDDLE = (8, 8, 32, 32)
+NOMINAL_HFOV_DEG = 64.0  # a typical tablet / USB camera, when the view is too square-on to tell
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TopView:
+    """Where the view from above lies: view px = (table mm - `origin`) x `px_per_mm`, on the plane
+    `height_mm` above the table; `top_to_image` maps that plane (table mm) to the frame's pixels."""
+
+    origin: tuple[float, float]
+    px_per_mm: float
+    size: tuple[int, int]  # (width, height) px
+    height_mm: float
+    top_to_image: FloatArray
+    image_to_table: FloatArray  # the table plane's own (height 0)
+    image_size: tuple[int, int]  # the frame's (width, height) px
+
+    @property
+    def view_to_image(self) -> FloatArray:
+        k = 1.0 / self.px_per_mm
+        to_table = np.array([[k, 0.0, self.origin[0]], [0.0, k, self.origin[1]], [0.0, 0.0, 1.0]])
+        out: FloatArray = self.top_to_image @ to_table
+        return out
+
+    def to_table(self, view_points: npt.ArrayLike) -> FloatArray:
+        """View px -> table mm (the point under them on the table)."""
+        p = np.asarray(view_points, np.float64).reshape(-1, 2)
+        out: FloatArray = p / self.px_per_mm + np.asarray(self.origin)
+        return out
+
+    def to_view(self, table_points: npt.ArrayLike) -> FloatArray:
+        p = np.asarray(table_points, np.float64).reshape(-1, 2)
+        out: FloatArray = (p - np.asarray(self.origin)) * self.px_per_mm
+        return out
+
+    def to_image(self, table_points: npt.ArrayLike, height_mm: float | None = None) -> FloatArray:
+        """Table mm -> frame px, on this view's plane (or, with `height_mm` 0, on the table itself)."""
+        p = np.asarray(table_points, np.float64).reshape(-1, 1, 2)
+        if len(p) == 0:
+            return np.zeros((0, 2))
+        hom = (
+            self.top_to_image
+            if height_mm is None
+            else lifted(np.linalg.inv(self.image_to_table), self.image_size, height_mm)
+        )
+        return np.asarray(cv2.perspectiveTransform(p, hom), np.float64).reshape(-1, 2)
+
+    def outline_in_view(self, polygon: npt.ArrayLike) -> FloatArray:
+        """An outline on the table (frame px, e.g. a tile's) in view px."""
+        p = np.asarray(polygon, np.float64).reshape(-1, 1, 2)
+        table = np.asarray(cv2.perspectiveTransform(p, self.image_to_table), np.float64).reshape(-1, 2)
+        return self.to_view(table)
+
+
+def lifted(table_to_image: npt.ArrayLike, image_size: tuple[int, int], height_mm: float) -> FloatArray:
+    """The homography table (mm) -> image for the plane `height_mm` above the table (a die's top face).
+
+    The camera is recovered from the table's homography assuming square pixels and the principal point at the
+    image centre: the focal length from the orthogonality of the table's axes (Zhang), or `NOMINAL_HFOV_DEG`
+    when the view is too square-on to tell (then the height barely matters anyway)."""
+    w, h = image_size
+    hom0 = np.asarray(table_to_image, np.float64)
+    k0 = np.array([[1.0, 0, w / 2.0], [0, 1.0, h / 2.0], [0, 0, 1.0]])
+    a = np.linalg.inv(k0) @ hom0
+    a1, a2 = a[:, 0], a[:, 1]
+    nominal = (w / 2.0) / math.tan(math.radians(NOMINAL_HFOV_DEG / 2.0))
+    f = nominal
+    denom = a1[2] * a2[2]
+    if abs(denom) > 1e-12:
+        f2 = -(a1[0] * a2[0] + a1[1] * a2[1]) / denom
+        if f2 > 0 and 0.33 * nominal < math.sqrt(f2) < 3.0 * nominal:
+            f = math.sqrt(f2)
+    k = np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
+    m = np.linalg.inv(k) @ hom0
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    if m[2, 2] * scale < 0:  # the table must be in front of the camera
+        scale = -scale
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    r3 = np.cross(r1, r2)
+    r3 /= max(float(np.linalg.norm(r3)), 1e-12)
+    # "Up" is the side of the table the camera is on: its centre is -R^T t.
+    rot = np.column_stack([r1, r2, r3])
+    centre = -rot.T @ t
+    up = 1.0 if centre[2] > 0 else -1.0
+    out: FloatArray = k @ np.column_stack([r1, r2, t + up * height_mm * r3])
+    return out
+
+
+def above(
+    image_shape: tuple[int, ...],
+    image_to_table: npt.ArrayLike,
+    outlines: Iterable[npt.ArrayLike],
+    *,
+    height_mm: float = DIE_MM,
+    px_per_mm: float = PX_PER_MM,
+    margin_mm: float = MARGIN_MM,
+) -> TopView:
+    """The view from above of the table under `outlines` (frame px polygons on the table, e.g. the knight
+    locations' tiles), on the plane `height_mm` up."""
+    i2t = np.asarray(image_to_table, np.float64)
+    pts = [np.asarray(p, np.float64).reshape(-1, 2) for p in outlines]
+    if not pts:
+        raise ValueError("a view from above needs at least one outline")
+    table = np.asarray(cv2.perspectiveTransform(np.concatenate(pts).reshape(-1, 1, 2), i2t)).reshape(-1, 2)
+    lo = table.min(axis=0) - margin_mm
+    hi = table.max(axis=0) + margin_mm
+    size = (max(16, math.ceil((hi[0] - lo[0]) * px_per_mm)), max(16, math.ceil((hi[1] - lo[1]) * px_per_mm)))
+    w, h = image_shape[1], image_shape[0]
+    top = lifted(np.linalg.inv(i2t), (w, h), height_mm)
+    return TopView((float(lo[0]), float(lo[1])), px_per_mm, size, height_mm, top, i2t, (w, h))
+
+
+def warp(image: Image, view: TopView) -> Image:
+    """The view from above, from `image`. Where the frame has several pixels to each of the view's, it is
+    first averaged down by whole squares, so that the view does not alias (a 4K frame)."""
+    to_image = view.view_to_image
+    # frame px per view px at the view's centre: how much the frame is shrunk
+    c = np.array([[view.size[0] / 2, view.size[1] / 2], [view.size[0] / 2 + 1, view.size[1] / 2 + 1]])
+    p = np.asarray(cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image)).reshape(-1, 2)
+    ratio = float(np.linalg.norm(p[1] - p[0])) / math.sqrt(2.0)
+    k = int(ratio) if ratio >= 2.0 else 1
+    src = image
+    if k > 1:
+        h, w = image.shape[:2]
+        src = np.asarray(cv2.resize(image[: h // k * k, : w // k * k], (w // k, h // k),
+                                    interpolation=cv2.INTER_AREA), np.uint8)
+        to_image = np.diag([1.0 / k, 1.0 / k, 1.0]) @ to_image
+        to_image = np.array([[1, 0, -0.5 + 0.5 / k], [0, 1, -0.5 + 0.5 / k], [0, 0, 1]]) @ to_image
+    out = cv2.warpPerspective(
+        src, to_image, view.size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(out, np.uint8)
+
+
+def region(view: TopView, outlines: Sequence[npt.ArrayLike], grow: float = 1.12) -> Image:
+    """The mask (view px, 0/1) of `outlines` (frame px on the table) grown by `grow` about their centres."""
+    mask = np.zeros((view.size[1], view.size[0]), np.uint8)
+    for poly in outlines:
+        q = view.outline_in_view(poly)
+        q = (q - q.mean(axis=0)) * grow + q.mean(axis=0)
+        cv2.fillPoly(mask, [np.round(q).astype(np.int32).reshape(-1, 1, 2)], 1)
+    return mask
+
+
+def face_crops(
+    image: Image,
+    view: TopView,
+    table_points: npt.ArrayLike,
+    size: int,
+    *,
+    span: float = FACE_CROP_SPAN,
+    turns: Sequence[float] | None = None,
+) -> list[Image]:
+    """For each point on the table (mm), the top face above it as a `size` x `size` square seen from straight
+    above, `span` top faces across, rectified from the frame at its own resolution (turned by `turns` degrees
+    about its centre when given, for training)."""
+    pts = np.asarray(table_points, np.float64).reshape(-1, 2)
+    half = span * DIE_MM / 2.0
+    out: list[Image] = []
+    dst = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    for k, (x, y) in enumerate(pts.tolist()):
+        a = math.radians(turns[k]) if turns is not None else 0.0
+        c, s = math.cos(a) * half, math.sin(a) * half
+        corners = np.array([[x - c + s, y - s - c], [x + c + s, y + s - c], [x + c - s, y + s + c],
+                            [x - c - s, y - s + c]])
+        src = view.to_image(corners).astype(np.float32)
+        m = np.asarray(cv2.getPerspectiveTransform(dst, src), np.float64)
+        # frame px per crop px: where the frame is finer than the crop (a 4K frame), warp k times larger and
+        # average k x k squares, so the pips do not alias
+        k2 = max(1, int(float(np.linalg.norm(src[1] - src[0])) / size))
+        crop = cv2.warpPerspective(
+            image, m @ np.diag([1.0 / k2, 1.0 / k2, 1.0]), (size * k2, size * k2),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+        )
+        if k2 > 1:
+            crop = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
+        out.append(np.asarray(crop, np.uint8))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _unit() -> FloatArray:
+    return np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+
+
+def face_outline(view: TopView, table_point: Sequence[float], yaw: float = 0.0) -> FloatArray:
+    """The top face over `table_point` (mm), a square turned by `yaw` radians, in frame px."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    sq = _unit() * DIE_MM @ np.array([[c, s], [-s, c]]) + np.asarray(table_point, np.float64)
+    return view.to_image(sq)
