@@ -529,42 +529,78 @@ def read_dice(
 # Two of the finder's candidates whose top faces' centres lie closer than this on the table are one die: from
 # above, no two top faces overlap, so distinct dice stand at least a side apart.
 SAME_DIE_FROM_ABOVE_MM = 0.6 * DIE_SIDE_MM
+# Read from above, a candidate whose die score (`judge`) reaches this but not `DETECT` is no die to count,
+# but not clearly nothing either: its place is reported as a doubtful die, so that its location asks.
+DOUBT = DETECT
 
 
-def read_from_above(
-    image: Image, view: topview.TopView, region: npt.NDArray[np.uint8] | None = None
-) -> list[DieReading]:
-    """Every die whose top face's centre lies in `region` (a 0/1 mask of the view's size) of the table seen
-    from above (`vision.topview`): the finder reads the view, the value networks each top face rectified
-    from `image` at its own resolution. Each reading has its place on the table (`where`, mm) and, as its
-    `box`, its top face's box in `image`. Body colours are left to the caller (`vision.knights`)."""
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """The decisions `decide` takes from both networks' scores (see the constants of the same names)."""
+
+    detect: float = DETECT
+    sure_die: float = SURE_DIE
+    sure_value: float = SURE_VALUE
+    doubt: float = DOUBT
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A candidate read from above: the finder's view of it, where it stands (mm), its top face rectified
+    and the value networks' scores of that face (not a die, 1..6)."""
+
+    candidate: Candidate
+    where: tuple[float, float]
+    face: Image
+    scores: npt.NDArray[np.float32]
+
+
+def seen_from_above(
+    image: Image, view: topview.TopView, region: npt.NDArray[np.uint8] | None = None,
+    least: float = DOUBT ** (1.0 / FINDER_WEIGHT),
+) -> list[Seen]:
+    """Both networks' view of every possible die in `region` (a 0/1 mask of the view's size) of the table
+    seen from above (`vision.topview`) whose centre score reaches `least`: the finder reads the view, the
+    value networks each top face rectified from `image` at its own resolution."""
     img = _check_image(image)
     seen = topview.warp(img, view)
-    face_px = view.px_per_mm * DIE_SIDE_MM
     found = candidates(
-        seen, region, die_px=face_px, read_values=False, least_score=DETECT ** (1.0 / FINDER_WEIGHT)
+        seen, region, die_px=view.px_per_mm * DIE_SIDE_MM, read_values=False, least_score=least
     )
     if not found:
         return []
     places = view.to_table([((c.box[0] + c.box[2]) / 2.0, (c.box[1] + c.box[3]) / 2.0) for c in found])
     faces = topview.face_crops(img, view, places, CROP_PX)
     probs = looked_at_twice(faces)
+    return [
+        Seen(c, (float(p[0]), float(p[1])), face, scores)
+        for c, p, face, scores in zip(found, places.tolist(), faces, probs, strict=True)
+    ]
+
+
+def decide(
+    seen: Sequence[Seen], view: topview.TopView, limits: Thresholds = Thresholds()
+) -> list[DieReading]:
+    """The dice among `seen`, strongest first, one reading per die: a die score under `limits.doubt` is
+    nothing; under `limits.detect`, a doubtful die of no value; a die the networks are not sure of, or whose
+    value they are not sure of, or that the region's edge cuts, is unsure. Each reading has its place on the
+    table (`where`, mm) and, as its `box`, its top face's box in the frame."""
     judged = []
-    for c, where, crop, face in zip(found, places.tolist(), probs, faces, strict=True):
-        die, values = judge(c.score, c.head, crop)
-        if die >= DETECT:
-            judged.append((die, c, values, crop, (float(where[0]), float(where[1])), face))
+    for s in seen:
+        die, values = judge(s.candidate.score, s.candidate.head, s.scores)
+        if die >= limits.doubt:
+            judged.append((die, s, values))
     out: list[DieReading] = []
     kept: list[tuple[float, float]] = []
-    h, w = img.shape[:2]
-    for die, c, values, crop, where, face in sorted(judged, key=lambda j: -j[0]):
-        if any(math.dist(where, k) < SAME_DIE_FROM_ABOVE_MM for k in kept):
+    w, h = view.image_size
+    for die, s, values in sorted(judged, key=lambda j: -j[0]):
+        if any(math.dist(s.where, k) < SAME_DIE_FROM_ABOVE_MM for k in kept):
             continue
-        kept.append(where)
-        sure = sure_die(die, crop)
+        kept.append(s.where)
+        sure = die >= limits.detect and sure_die(die, s.scores, limits.sure_die)
         value = int(np.argmax(values)) + 1
         sure_value = float(values[value - 1])
-        outline = topview.face_outline(view, where)
+        outline = topview.face_outline(view, s.where)
         x0 = max(0, math.floor(float(outline[:, 0].min())))
         y0 = max(0, math.floor(float(outline[:, 1].min())))
         x1 = min(w, math.ceil(float(outline[:, 0].max())))
@@ -573,14 +609,23 @@ def read_from_above(
             DieReading(
                 box=(x0, y0, max(x0 + 1, x1), max(y0 + 1, y1)),
                 value=value,
-                confidence=sure_value * (1.0 if sure else die / SURE_DIE),
-                unsure=sure_value < SURE_VALUE or not sure or c.cut,
+                confidence=sure_value * (1.0 if sure else die / limits.sure_die),
+                unsure=sure_value < limits.sure_value or not sure or s.candidate.cut,
                 colour_bgr=None,
-                where=where,
-                face=face,
+                where=s.where,
+                face=s.face,
             )
         )
     return out
+
+
+def read_from_above(
+    image: Image, view: topview.TopView, region: npt.NDArray[np.uint8] | None = None
+) -> list[DieReading]:
+    """Every die whose top face's centre lies in `region` (a 0/1 mask of the view's size) of the table seen
+    from above (`vision.topview`): `seen_from_above`, then `decide`. Body colours are left to the caller
+    (`vision.knights`)."""
+    return decide(seen_from_above(image, view, region), view)
 
 
 def judge(

@@ -155,21 +155,34 @@ def above(
 
 
 def warp(image: Image, view: TopView) -> Image:
-    """The view from above, from `image`. Where the frame has several pixels to each of the view's, it is
-    first averaged down by whole squares, so that the view does not alias (a 4K frame)."""
+    """The view from above, from `image`. Where the frame has several pixels to each of the view's, the
+    part of the frame the view shows is first averaged down by whole squares, so that the view does not
+    alias (a 4K frame)."""
     to_image = view.view_to_image
     # frame px per view px at the view's centre: how much the frame is shrunk
     c = np.array([[view.size[0] / 2, view.size[1] / 2], [view.size[0] / 2 + 1, view.size[1] / 2 + 1]])
     p = np.asarray(cv2.perspectiveTransform(c.reshape(-1, 1, 2), to_image)).reshape(-1, 2)
-    ratio = float(np.linalg.norm(p[1] - p[0])) / math.sqrt(2.0)
-    k = int(ratio) if ratio >= 2.0 else 1
+    k = max(1, int(float(np.linalg.norm(p[1] - p[0])) / math.sqrt(2.0)))
     src = image
     if k > 1:
-        h, w = image.shape[:2]
-        src = np.asarray(cv2.resize(image[: h // k * k, : w // k * k], (w // k, h // k),
-                                    interpolation=cv2.INTER_AREA), np.uint8)
-        to_image = np.diag([1.0 / k, 1.0 / k, 1.0]) @ to_image
-        to_image = np.array([[1, 0, -0.5 + 0.5 / k], [0, 1, -0.5 + 0.5 / k], [0, 0, 1]]) @ to_image
+        # only the part of the frame under the view, its corners on whole squares
+        w, h = view.size
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64).reshape(-1, 1, 2)
+        seen = np.asarray(cv2.perspectiveTransform(corners, to_image)).reshape(-1, 2)
+        fh, fw = image.shape[:2]
+        x0 = max(0, int(seen[:, 0].min()) - k) // k * k
+        y0 = max(0, int(seen[:, 1].min()) - k) // k * k
+        x1 = min(fw, math.ceil(seen[:, 0].max()) + k) // k * k
+        y1 = min(fh, math.ceil(seen[:, 1].max()) + k) // k * k
+        if x1 - x0 >= k and y1 - y0 >= k:
+            part = image[y0:y1, x0:x1]
+            src = np.asarray(
+                cv2.resize(part, ((x1 - x0) // k, (y1 - y0) // k), interpolation=cv2.INTER_AREA), np.uint8
+            )
+            # frame px (x) -> averaged px (x - x0) / k - 0.5 + 0.5 / k: a square's centre is its pixels' mean
+            shift = -0.5 + 0.5 / k
+            to_small = np.array([[1.0 / k, 0.0, -x0 / k + shift], [0.0, 1.0 / k, -y0 / k + shift], [0, 0, 1]])
+            to_image = to_small @ to_image
     out = cv2.warpPerspective(
         src, to_image, view.size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,

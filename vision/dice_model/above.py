@@ -10,8 +10,10 @@ on. NumPy and OpenCV only, like `vision.dice_model.data`.
 from __future__ import annotations
 
 import math
+import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -221,3 +223,17 @@ def above_tables(count: int, seed: int = SEED_BASE, looks: LookSource | None = N
         t = above_table(seed + i, looks)
         if t is not None and len(t.sample.boxes):
             yield t
+
+
+def cached_tables(cache: Path | None, count: int, looks: LookSource | None) -> list[AboveTable]:
+    """`above_tables(count)`, kept in `cache` (a local file, one training session's: several runs of
+    `vision.dice_model.train` then render the tables once)."""
+    if cache is not None and cache.is_file():
+        with cache.open("rb") as f:
+            tables: list[AboveTable] = pickle.load(f)  # our own file, written below
+        return tables
+    tables = list(above_tables(count, looks=looks))
+    if cache is not None:
+        with cache.open("wb") as f:
+            pickle.dump(tables, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return tables

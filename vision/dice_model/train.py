@@ -122,8 +122,11 @@ def loss_fn(
 
 
 def export(model: nn.Module, path: Path, value: bool = False) -> None:
+    """The network as ONNX at `path` (what the product runs) and its weights beside it (`.pt`, to train on
+    from: `--init`; not shipped)."""
     model.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), path.with_suffix(".pt"))
     if value:
         dummy = torch.zeros(2, 3, CROP_PX, CROP_PX)
         names, axes = ["scores"], {"image": {0: "n"}, "scores": {0: "n"}}
@@ -134,6 +137,63 @@ def export(model: nn.Module, path: Path, value: bool = False) -> None:
         model, (dummy,), str(path), input_names=["image"], output_names=names, opset_version=13,
         dynamic_axes=axes, dynamo=False,
     )  # fmt: skip
+
+
+def _initial(model: nn.Module, init: Path | None) -> nn.Module:
+    """`model` with the weights saved at `init`, to train on from there: a `.pt` that `export` wrote, or an
+    exported network (`.onnx`, `from_onnx`)."""
+    if init is None:
+        return model
+    if init.suffix == ".onnx":
+        from_onnx(model, init)
+    else:
+        model.load_state_dict(torch.load(init, map_location="cpu"))
+    return model
+
+
+def from_onnx(model: nn.Module, path: Path) -> None:
+    """Load an exported network's weights into `model` (of the same class). The export folded each batch
+    norm into its convolution, so each convolution takes the folded weights and its batch norm becomes the
+    identity plus the folded bias, kept in eval mode while training (`_train_mode`): batch statistics would
+    undo the folding."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    layers = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+    if len(convs) != len(layers):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(layers)}")
+    norms = {id(seq[0]): seq[1] for seq in model.modules()
+             if isinstance(seq, nn.Sequential) and len(seq) >= 2 and isinstance(seq[0], nn.Conv2d)
+             and isinstance(seq[1], nn.BatchNorm2d)}  # fmt: skip
+    with torch.no_grad():
+        for node, conv in zip(convs, layers, strict=True):
+            w = torch.from_numpy(weights[node.input[1]].copy())
+            b = torch.from_numpy(weights[node.input[2]].copy()) if len(node.input) > 2 else None
+            conv.weight.copy_(w)
+            bn = norms.get(id(conv))
+            if bn is not None:
+                bn.weight.fill_(1.0)
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+                bn.bias.copy_(b if b is not None else torch.zeros_like(bn.bias))
+            elif b is not None and conv.bias is not None:
+                conv.bias.copy_(b)
+        for name, param in model.named_parameters():
+            if isinstance(getattr(model, name.split(".")[0], None), nn.Linear) and name in weights:
+                param.copy_(torch.from_numpy(weights[name].copy()))
+    model.frozen_norms = True
+
+
+def _train_mode(model: nn.Module) -> None:
+    """Training mode, but for the batch norms of a network loaded from an export (`from_onnx`)."""
+    model.train()
+    if getattr(model, "frozen_norms", False):
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
 
 
 def with_finders_false_alarms(sample: data.Sample) -> data.Sample:
@@ -193,18 +253,20 @@ def train_values(
     out: Path,
     pool: CropPool | None = None,
     pool_share: float = 0.0,
+    init: Path | None = None,
+    lr: float = 3e-3,
 ) -> list[dict[str, float]]:
     """The value network, on jittered die crops and not-a-die crops (`data.value_crops`), and `pool_share`
     of each batch from `pool` (top faces rectified from above, `vision.dice_model.above`)."""
     rng = np.random.default_rng(seed + 1)
-    model = ValueNet()
+    model = _initial(ValueNet(), init)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     log: list[dict[str, float]] = []
     running: dict[str, float] = {}
     t0 = time.perf_counter()
     for step in range(1, steps + 1):
-        model.train()
+        _train_mode(model)
         crops: list[np.ndarray] = []
         labels: list[int] = []
         if pool is not None and pool_share > 0:
@@ -240,17 +302,19 @@ def train_detector(
     crop: int,
     seed: int,
     out: Path,
+    init: Path | None = None,
+    lr: float = 3e-3,
 ) -> list[dict[str, float]]:
     """The die-finding network, on augmented crops of whole photos and tables (`data.augment`)."""
     rng = np.random.default_rng(seed)
-    model = DiceNet()
+    model = _initial(DiceNet(), init)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     log: list[dict[str, float]] = []
     t0 = time.perf_counter()
     running: dict[str, float] = {}
     for step in range(1, steps + 1):
-        model.train()
+        _train_mode(model)
         samples = []
         for _ in range(batch):
             sample, sizes = mix.pick_part(rng)
@@ -285,11 +349,15 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--synthetic", type=int, default=90, help="synthetic tables rendered for training")
     ap.add_argument("--closeups", type=int, default=300, help="synthetic close-ups of a few dice")
     ap.add_argument("--above", type=int, default=300, help="synthetic tables seen from above")
+    ap.add_argument("--above-cache", type=Path, help="keep the tables from above in this file, or read them")
+    ap.add_argument("--faces", type=Path, default=faces.LIBRARY, help="the real-dice face library's folder")
     ap.add_argument(
         "--drawn-only", action="store_true",
         help="dress the tables' dice in drawn looks only, not in faces cut from the real photographs",
     )
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--init", type=Path, help="start from these weights (.pt, or an exported .onnx)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's top learning rate")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(list(argv))
     torch.manual_seed(args.seed)
@@ -303,8 +371,8 @@ def main(argv: Sequence[str]) -> int:
     real = data.real_samples(tune, args.photos)
     tables = list(data.synthetic_samples(args.synthetic))
     closeups = list(data.synthetic_closeups(args.closeups))
-    looks = None if args.drawn_only else faces.training_looks()
-    views = list(above.above_tables(args.above, looks=looks))
+    looks = None if args.drawn_only else faces.training_looks(args.faces)
+    views = above.cached_tables(args.above_cache, args.above, looks)
     pool: CropPool = (
         tuple(c for t in views for c in t.crops), tuple(y for t in views for y in t.labels)
     )
@@ -326,7 +394,8 @@ def main(argv: Sequence[str]) -> int:
             data.Part(0.45, tuple(t.sample for t in views), ABOVE_DIE_RANGE),
         ))  # fmt: skip
         log = train_detector(
-            mix, steps=args.steps, batch=args.batch, crop=args.crop, seed=args.seed, out=args.out
+            mix, steps=args.steps, batch=args.batch, crop=args.crop, seed=args.seed, out=args.out,
+            init=args.init, lr=args.lr,
         )
         args.out.with_suffix(".log.json").write_text(json.dumps({**about, "log": log}, indent=1))
         print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
@@ -349,7 +418,7 @@ def main(argv: Sequence[str]) -> int:
             torch.manual_seed(args.seed + k - 1)
             log = train_values(
                 mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed + 100 * (k - 1), out=out,
-                pool=pool, pool_share=0.5,
+                pool=pool, pool_share=0.5, init=args.init, lr=args.lr,
             )
             out.with_suffix(".log.json").write_text(json.dumps({**about, "member": k, "log": log}, indent=1))
             print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")

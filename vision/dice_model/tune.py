@@ -23,8 +23,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision import dice
-from vision.dice_model import data
+from vision import dice, topview
+from vision.dice_model import above, data, faces
+from vision.knights import assign_to_locations
 from vision.tags import DIE_MM
 
 TUNE_SYNTH_SEED = data.SYNTH_SEED_BASE + 50_000  # not among the training tables' seeds
@@ -90,6 +91,70 @@ def score(  # noqa: PLR0917
     )
 
 
+TUNE_ABOVE_SEED = above.SEED_BASE + 50_000  # not among the training tables' seeds
+
+
+@dataclass(frozen=True, slots=True)
+class AboveCase:
+    """One table seen from above: what both networks saw, each candidate's location, and the truth per
+    location (knights per die value; locations under a hand are left out)."""
+
+    view: topview.TopView
+    seen: list[dice.Seen]
+    places: list[str | None]
+    truth: dict[str, list[int]]
+
+
+def cases_above(count: int, looks: Any) -> list[AboveCase]:
+    out = []
+    for i in range(count):
+        seed = TUNE_ABOVE_SEED + i
+        image, gt = above.render_table(seed, looks)
+        polygons = {k: p for k, p in gt.tile_polygons.items() if k[:1] in ("T", "K")}  # type: ignore[attr-defined]
+        if not polygons:
+            continue
+        i2t = np.linalg.inv(gt.homography)  # type: ignore[attr-defined]
+        view = topview.above(image.shape, i2t, list(polygons.values()))
+        seen = dice.seen_from_above(image, view, topview.region(view, list(polygons.values())), least=0.05)
+        where = np.array([s.where for s in seen], np.float64).reshape(-1, 2)
+        places = assign_to_locations([(0.0, 0.0)] * len(seen), polygons, i2t, 0.2, where) if seen else []
+        hidden = {d.location for d in gt.dice if d.hidden} | set(gt.occluded)  # type: ignore[attr-defined]
+        truth: dict[str, list[int]] = {k: [] for k in polygons if k not in hidden}
+        for d in gt.dice:  # type: ignore[attr-defined]
+            if d.location in truth:
+                truth[d.location].append(int(d.value))
+        out.append(AboveCase(view, seen, places, truth))
+    return out
+
+
+def score_above(cases: Sequence[AboveCase], limits: dice.Thresholds) -> str:
+    """Per knight location: read right (every die's value, none in doubt), flagged (a die in doubt), or
+    silently wrong (a die missed, one too many or a value wrong, and nothing in doubt)."""
+    locations = right = flagged = silent = 0
+    for case in cases:
+        read = dice.decide(case.seen, case.view, limits)
+        index = {id(s.face): k for k, s in enumerate(case.seen)}
+        at: dict[str, list[dice.DieReading]] = {}
+        for r in read:
+            place = case.places[index[id(r.face)]]
+            if place is not None:
+                at.setdefault(place, []).append(r)
+        for loc, values in case.truth.items():
+            locations += 1
+            mine = at.get(loc, [])
+            if any(r.unsure for r in mine):
+                flagged += 1
+            elif sorted(r.value for r in mine) == sorted(values):
+                right += 1
+            else:
+                silent += 1
+    n = max(1, locations)
+    return (
+        f"locations {locations} right {right / n:.4f} flagged {flagged / n:.4f} "
+        f"silently wrong {silent} ({silent / n:.4f})"
+    )
+
+
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--photos", type=Path, default=data.REAL_DICE)
@@ -100,7 +165,14 @@ def main(argv: Sequence[str]) -> int:
         "1.01:0.95,0.94:0.9; each reads every image again and prints the chosen thresholds' line and how "
         "many crops each network read",
     )
+    ap.add_argument(
+        "--above", type=int, default=0,
+        help="instead: N tables seen from above (training kinds and drawn looks), location by location",
+    )
+    ap.add_argument("--faces", type=Path, default=faces.LIBRARY, help="the real-dice face library's folder")
     args = ap.parse_args(list(argv))
+    if args.above:
+        return _tune_above(args.above, faces.training_looks(args.faces))
     if args.looks:
         return _compare_looks(args.photos, args.synthetic, args.looks)
     real = cases_real(args.photos)
@@ -116,6 +188,23 @@ def main(argv: Sequence[str]) -> int:
             f"DETECT {detect:.2f} SURE_DIE {sure_die:.2f} SURE_VALUE {sure_value:.2f} HEAD {head:.1f} "
             f"FINDER {finder:.2f} | real: {score(real, detect, sure_die, sure_value, head, finder)} | "
             f"synthetic: {score(synth, detect, sure_die, sure_value, head, finder)}"
+        )
+    return 0
+
+
+def _tune_above(count: int, looks: Any) -> int:
+    cases = cases_above(count, looks)
+    print(f"{len(cases)} tables seen from above", flush=True)
+    for detect, sure_die, sure_value, doubt in itertools.product(
+        (0.4, 0.5, 0.6), (0.6, 0.7, 0.8), (0.7, 0.8, 0.9), (0.2, 0.3, 0.4, 0.5)
+    ):
+        if sure_die < detect or doubt > detect:
+            continue
+        limits = dice.Thresholds(detect, sure_die, sure_value, doubt)
+        print(
+            f"DETECT {detect:.2f} SURE_DIE {sure_die:.2f} SURE_VALUE {sure_value:.2f} DOUBT {doubt:.2f} | "
+            f"{score_above(cases, limits)}",
+            flush=True,
         )
     return 0
 
