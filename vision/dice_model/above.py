@@ -137,8 +137,12 @@ def _motion(image: Image, rng: np.random.Generator) -> Image:
     return np.asarray(cv2.filter2D(image, -1, kernel), np.uint8)
 
 
-def above_table(seed: int, looks: LookSource | None = None, negatives: float = 0.7) -> AboveTable | None:
-    """One training table seen from above; None when it has no knight location in view."""
+def above_table(
+    seed: int, looks: LookSource | None = None, negatives: float = 0.7, *, mine: bool = False
+) -> AboveTable | None:
+    """One training table seen from above; None when it has no knight location in view. With `mine`, the
+    finder (`vision/models`' current one) reads the view too, and what it takes for a die where there is
+    none becomes a value crop of no die."""
     image, truth = render_table(seed, looks)
     rng = np.random.default_rng(seed + 17)
     image = _motion(image, rng)
@@ -150,12 +154,13 @@ def above_table(seed: int, looks: LookSource | None = None, negatives: float = 0
     view = topview.above(image.shape, i2t, outlines)
     seen = topview.warp(image, view)
     to_top = np.linalg.inv(view.top_to_image)
-    boxes, values, ignore, places = [], [], [], []
+    boxes, values, ignore, places, smears = [], [], [], [], []
     for d in gt.dice:  # type: ignore[attr-defined]
         if d.location is None:
             continue
         top = cv2.perspectiveTransform(np.asarray(d.top_face, np.float64).reshape(-1, 1, 2), to_top)
         table = np.asarray(top, np.float64).reshape(-1, 2)
+        smears += _side_smears(view, table)
         q = view.to_view(table)
         box = [float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())]
         if d.hidden:
@@ -170,9 +175,42 @@ def above_table(seed: int, looks: LookSource | None = None, negatives: float = 0
         np.array(values, np.int64),
         np.array(ignore, np.float32).reshape(-1, 4),
     )
-    crops, labels = _value_crops(image, view, places, values, ignore_view=[*ignore, *boxes], rng=rng,
-                                 negatives=negatives)
+    if mine:
+        hidden = list(view.to_table([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in ignore]))
+        smears += _false_alarms(seen, view, [*places, *hidden])
+    crops, labels = _value_crops(image, view, places, values, smears, rng=rng, negatives=negatives)
     return AboveTable(sample, tuple(crops), tuple(labels))
+
+
+def _side_smears(view: topview.TopView, top: npt.NDArray[np.float64]) -> list[tuple[float, float]]:
+    """Where a die's side faces turned to the camera lie in the view from above (table mm): each side's
+    middle, half a die up, seen through the plane of the top faces. There the finder sees a stretched face
+    with pips, which is no die."""
+    out = []
+    centre = top.mean(axis=0)
+    for i in range(4):
+        mid = (top[i] + top[(i + 1) % 4]) / 2.0
+        pixel = view.to_image([mid], height_mm=DIE_MM / 2.0)
+        seen = cv2.perspectiveTransform(pixel.reshape(1, 1, 2), np.linalg.inv(view.top_to_image)).reshape(2)
+        if float(np.linalg.norm(seen - centre)) > 0.6 * DIE_MM:  # a side the camera sees
+            out.append((float(seen[0]), float(seen[1])))
+    return out
+
+
+def _false_alarms(
+    seen: Image, view: topview.TopView, dice: Sequence[npt.NDArray[np.float64]]
+) -> list[tuple[float, float]]:
+    """The finder's candidates in the view that lie on no die (table mm)."""
+    from vision.dice import candidates
+
+    found = candidates(seen, None, die_px=view.px_per_mm * DIE_MM, read_values=False)
+    centres = view.to_table([((c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2) for c in found])
+    known = np.array(dice, np.float64).reshape(-1, 2)
+    return [
+        (float(x), float(y))
+        for x, y in centres.tolist()
+        if not len(known) or float(np.min(np.linalg.norm(known - (x, y), axis=1))) > 0.45 * DIE_MM
+    ]
 
 
 def _value_crops(
@@ -180,14 +218,14 @@ def _value_crops(
     view: topview.TopView,
     places: Sequence[npt.NDArray[np.float64]],
     values: Sequence[int],
+    smears: Sequence[tuple[float, float]],
     *,
-    ignore_view: Sequence[Sequence[float]],
     rng: np.random.Generator,
     negatives: float,
 ) -> tuple[list[Image], list[int]]:
     """Each die's top face rectified (centre jittered by up to a tenth of a side, any turn), twice; and
-    not-a-die crops: the table between dice, and places half a die to a die off a die (its side faces' smear,
-    a neighbour's edge)."""
+    not-a-die crops: the side faces' smears (and the finder's false alarms) given, the table between dice, and
+    places half a die to a die off a die (a neighbour's edge)."""
     points: list[tuple[float, float]] = []
     labels: list[int] = []
     for p, v in zip(places, values, strict=True):
@@ -196,6 +234,13 @@ def _value_crops(
             points.append((float(p[0] + j[0]), float(p[1] + j[1])))
             labels.append(int(v))
     centres = np.array(places, np.float64).reshape(-1, 2)
+    for x, y in smears:
+        j = rng.normal(0.0, 0.05 * DIE_MM, 2)
+        q = (float(x + j[0]), float(y + j[1]))
+        if len(centres) and float(np.min(np.linalg.norm(centres - np.asarray(q), axis=1))) < 0.45 * DIE_MM:
+            continue  # a die stands there (one touching in front hides the side)
+        points.append(q)
+        labels.append(NOT_A_DIE)
     w, h = view.size
     wanted = int(negatives * max(1, len(places)) * 2)
     tries = 0
@@ -218,21 +263,25 @@ def _value_crops(
     return crops, labels
 
 
-def above_tables(count: int, seed: int = SEED_BASE, looks: LookSource | None = None) -> Iterator[AboveTable]:
+def above_tables(
+    count: int, seed: int = SEED_BASE, looks: LookSource | None = None, *, mine: bool = False
+) -> Iterator[AboveTable]:
     for i in range(count):
-        t = above_table(seed + i, looks)
+        t = above_table(seed + i, looks, mine=mine)
         if t is not None and len(t.sample.boxes):
             yield t
 
 
-def cached_tables(cache: Path | None, count: int, looks: LookSource | None) -> list[AboveTable]:
+def cached_tables(
+    cache: Path | None, count: int, looks: LookSource | None, *, mine: bool = False
+) -> list[AboveTable]:
     """`above_tables(count)`, kept in `cache` (a local file, one training session's: several runs of
     `vision.dice_model.train` then render the tables once)."""
     if cache is not None and cache.is_file():
         with cache.open("rb") as f:
             tables: list[AboveTable] = pickle.load(f)  # our own file, written below
         return tables
-    tables = list(above_tables(count, looks=looks))
+    tables = list(above_tables(count, looks=looks, mine=mine))
     if cache is not None:
         with cache.open("wb") as f:
             pickle.dump(tables, f, protocol=pickle.HIGHEST_PROTOCOL)

@@ -350,6 +350,10 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--closeups", type=int, default=300, help="synthetic close-ups of a few dice")
     ap.add_argument("--above", type=int, default=300, help="synthetic tables seen from above")
     ap.add_argument("--above-cache", type=Path, help="keep the tables from above in this file, or read them")
+    ap.add_argument(
+        "--mine", action="store_true",
+        help="the current finder reads the tables from above too: its false alarms become no-die crops",
+    )
     ap.add_argument("--faces", type=Path, default=faces.LIBRARY, help="the real-dice face library's folder")
     ap.add_argument(
         "--drawn-only", action="store_true",
@@ -372,7 +376,7 @@ def main(argv: Sequence[str]) -> int:
     tables = list(data.synthetic_samples(args.synthetic))
     closeups = list(data.synthetic_closeups(args.closeups))
     looks = None if args.drawn_only else faces.training_looks(args.faces)
-    views = above.cached_tables(args.above_cache, args.above, looks)
+    views = above.cached_tables(args.above_cache, args.above, looks, mine=args.mine)
     pool: CropPool = (
         tuple(c for t in views for c in t.crops), tuple(y for t in views for y in t.labels)
     )
