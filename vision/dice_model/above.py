@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,15 +101,19 @@ def _knights(layout: Mapping[Hex, str], colours: Sequence[Colour], rng: np.rando
 def render_table(seed: int, looks: LookSource | None = None) -> tuple[Image, object]:
     """A random table for training: 2..6 players, 1080p or 4K, a stand at 0..`MAX_TILT` degrees, any light;
     each player's dice one look."""
+    from engine.maps import default_board
     from vision.synth import RES_4K, RES_1080P, Difficulty, random_layout, random_spec, render_scene
 
     rng = np.random.default_rng(seed)
     size = RES_4K if rng.random() < 0.35 else RES_1080P
-    players = int(rng.integers(2, 7 if size == RES_4K else 5))
+    players = int(rng.integers(2, 7))
     difficulty = [Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD][int(rng.integers(0, 3))]
     base = random_spec(difficulty, seed, resolution=size, players=players)
     colours = [Colour(c) for c in ("red", "blue", "yellow", "green", "white", "black")][:players]
-    layout = random_layout(players, rng)
+    if rng.random() < 0.5:
+        layout = dict(default_board(players, rng=random.Random(seed)).tiles)
+    else:
+        layout = random_layout(players, rng)
     source = looks if looks is not None else drawn_look
     chosen = {c: (source(rng) if rng.random() < 0.85 else drawn_look(rng)) for c in colours}
     spec = base.with_(
@@ -119,6 +124,38 @@ def render_table(seed: int, looks: LookSource | None = None) -> tuple[Image, obj
         looks=chosen,
     )
     return render_scene(spec, seed)
+
+
+def _prints(image: Image, truth: object, rng: np.random.Generator) -> Image:
+    """Tiles printed with what looks a little like pips: dots and rings, one or a few together, in the colours
+    dice pips come in, on the table beside the dice (real tiles carry value marks, icons and art)."""
+    hom = np.asarray(truth.homography, np.float64)  # type: ignore[attr-defined]
+    dice = [d.box for d in truth.dice]  # type: ignore[attr-defined]
+    centres = [np.asarray(c, np.float64) for c in truth.tile_centres.values()]  # type: ignore[attr-defined]
+    if not centres:
+        return image
+    out = image.copy()
+    to_table = np.linalg.inv(hom)
+    for _ in range(int(rng.integers(0, 3 * len(centres)))):
+        c = centres[int(rng.integers(0, len(centres)))]
+        at = cv2.perspectiveTransform(c.reshape(1, 1, 2), to_table).reshape(2) + rng.uniform(-30, 30, 2)
+        colour = [(40, 200, 230), (240, 240, 240), (25, 25, 25), (40, 40, 200), (60, 140, 40)][
+            int(rng.integers(0, 5))
+        ]
+        radius = float(rng.uniform(1.2, 5.0))
+        count = int(rng.integers(1, 7))
+        gap = float(rng.uniform(2.4, 3.5)) * radius
+        for k in range(count):
+            p = at + np.array([(k % 3) * gap, (k // 3) * gap])
+            ring = cv2.perspectiveTransform(
+                np.array([[p[0] + radius * math.cos(a), p[1] + radius * math.sin(a)]
+                          for a in np.linspace(0, 2 * math.pi, 16, endpoint=False)]).reshape(1, -1, 2), hom
+            ).reshape(-1, 2)
+            x, y = ring.mean(axis=0)
+            if any(b[0] - 4 <= x <= b[2] + 4 and b[1] - 4 <= y <= b[3] + 4 for b in dice):
+                continue
+            cv2.fillPoly(out, [np.round(ring * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
+    return out
 
 
 def _motion(image: Image, rng: np.random.Generator) -> Image:
@@ -145,7 +182,7 @@ def above_table(
     none becomes a value crop of no die."""
     image, truth = render_table(seed, looks)
     rng = np.random.default_rng(seed + 17)
-    image = _motion(image, rng)
+    image = _motion(_prints(image, truth, rng), rng)
     gt = truth  # vision.synth.GroundTruth
     outlines = [p for k, p in gt.tile_polygons.items() if k[:1] in ("T", "K")]  # type: ignore[attr-defined]
     if not outlines:
