@@ -545,14 +545,36 @@ class Thresholds:
 
 
 @dataclass(frozen=True, slots=True)
-class Seen:
-    """A candidate read from above: the finder's view of it, where it stands (mm), its top face rectified
-    and the value networks' scores of that face (not a die, 1..6)."""
+class Look:
+    """The value networks' view of one place on the table seen from above: where (mm), the top face there
+    rectified, and their scores of it (not a die, 1..6)."""
 
-    candidate: Candidate
     where: tuple[float, float]
     face: Image
     scores: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A candidate read from above: the finder's view of it and the value networks' at its place (`look`),
+    and, for a candidate that may be a die's side faces (seen towards the camera from its top face), at the
+    place its top face would then have (`behind`)."""
+
+    candidate: Candidate
+    look: Look
+    behind: Look | None = None
+
+    @property
+    def where(self) -> tuple[float, float]:
+        return self.look.where
+
+    @property
+    def face(self) -> Image:
+        return self.look.face
+
+    @property
+    def scores(self) -> npt.NDArray[np.float32]:
+        return self.look.scores
 
 
 def seen_from_above(
@@ -570,12 +592,30 @@ def seen_from_above(
     if not found:
         return []
     places = view.to_table([((c.box[0] + c.box[2]) / 2.0, (c.box[1] + c.box[3]) / 2.0) for c in found])
-    faces = topview.face_crops(img, view, places, CROP_PX)
+    looks = _looks(img, view, [(float(x), float(y)) for x, y in places.tolist()])
+    # A die's side faces show towards the camera from its top face: where the finder may have put a die on
+    # them, the place a side farther from the camera is looked at too.
+    doubtful = [k for k, look in enumerate(looks) if 1.0 - float(look.scores[0]) >= LOOK_BEHIND]
+    behind_at = []
+    for k in doubtful:
+        p = looks[k].where
+        u = topview.away_from_camera(view, p)
+        far = topview.side_behind(view, p)
+        behind_at.append((p[0] + far * u[0], p[1] + far * u[1]))
+    behind = dict(zip(doubtful, _looks(img, view, behind_at), strict=True))
+    return [Seen(c, look, behind.get(k)) for k, (c, look) in enumerate(zip(found, looks, strict=True))]
+
+
+# Looked behind: a candidate whose place the value networks give at least this P(die).
+LOOK_BEHIND = 0.3
+
+
+def _looks(image: Image, view: topview.TopView, places: Sequence[tuple[float, float]]) -> list[Look]:
+    if not places:
+        return []
+    faces = topview.face_crops(image, view, places, CROP_PX)
     probs = looked_at_twice(faces)
-    return [
-        Seen(c, (float(p[0]), float(p[1])), face, scores)
-        for c, p, face, scores in zip(found, places.tolist(), faces, probs, strict=True)
-    ]
+    return [Look(p, f, scores) for p, f, scores in zip(places, faces, probs, strict=True)]
 
 
 def decide(
@@ -586,7 +626,7 @@ def decide(
     value they are not sure of, or that the region's edge cuts, is unsure. Each reading has its place on the
     table (`where`, mm) and, as its `box`, its top face's box in the frame."""
     judged = []
-    for s in seen:
+    for s in _top_faces(seen, limits):
         die, values = judge(s.candidate.score, s.candidate.head, s.scores)
         if die >= limits.doubt:
             judged.append((die, s, values))
@@ -597,7 +637,11 @@ def decide(
         if any(math.dist(s.where, k) < SAME_DIE_FROM_ABOVE_MM for k in kept):
             continue
         kept.append(s.where)
-        sure = die >= limits.detect and sure_die(die, s.scores, limits.sure_die)
+        sure = (
+            die >= limits.detect
+            and sure_die(die, s.scores, limits.sure_die)
+            and not _maybe_side_faces(s, [j[1].where for j in judged if j[1] is not s], view)
+        )
         value = int(np.argmax(values)) + 1
         sure_value = float(values[value - 1])
         outline = topview.face_outline(view, s.where)
@@ -616,6 +660,51 @@ def decide(
                 face=s.face,
             )
         )
+    return out
+
+
+# A die found where another die's side faces would show (`_maybe_side_faces`): how far from there, as a
+# share of a side, and how far off the direction away from the camera (degrees).
+SIDE_PLACE_SHARE = 0.25
+SIDE_PLACE_DEG = 30.0
+
+
+def _maybe_side_faces(s: Seen, others: Sequence[tuple[float, float]], view: topview.TopView) -> bool:
+    """Whether `s` stands where the side faces of another die found behind it (away from the camera) would
+    show, and the value networks are not as sure of it as they get: it may be that die's sides read as a die
+    of their own, so it is doubted (a die touching another in front of it, seen steeply, is asked too)."""
+    if 1.0 - float(s.scores[0]) >= SURE_CROP:
+        return False
+    u = topview.away_from_camera(view, s.where)
+    far = topview.side_behind(view, s.where)
+    cos_limit = math.cos(math.radians(SIDE_PLACE_DEG))
+    for w in others:
+        dx, dy = w[0] - s.where[0], w[1] - s.where[1]
+        d = math.hypot(dx, dy)
+        behind = d > 0 and (dx * u[0] + dy * u[1]) / d > cos_limit
+        if behind and abs(d - far) < SIDE_PLACE_SHARE * DIE_SIDE_MM:
+            return True
+    return False
+
+
+def _top_faces(seen: Sequence[Seen], limits: Thresholds) -> list[Seen]:
+    """Each candidate at its top face: one found on a die's side faces is moved to the place behind it, away
+    from the camera, when that place holds a die the value networks are sure of and no candidate that is a
+    die in its own right (a die standing behind another, touching it, keeps both)."""
+    strong = [
+        s.where for s in seen if judge(s.candidate.score, s.candidate.head, s.scores)[0] >= limits.doubt
+    ]
+    out = []
+    for s in seen:
+        b = s.behind
+        moved = (
+            b is not None
+            and 1.0 - float(b.scores[0]) >= SURE_CROP
+            and float(b.scores[1:].max()) >= limits.sure_value
+            and float(b.scores[0]) <= float(s.scores[0]) + 0.005
+            and not any(w != s.where and math.dist(w, b.where) < 0.5 * DIE_SIDE_MM for w in strong)
+        )
+        out.append(Seen(s.candidate, b) if moved and b is not None else s)
     return out
 
 

@@ -58,6 +58,7 @@ class TopView:
     top_to_image: FloatArray
     image_to_table: FloatArray  # the table plane's own (height 0)
     image_size: tuple[int, int]  # the frame's (width, height) px
+    camera: tuple[float, float, float] = (0.0, 0.0, 1.0)  # the camera's place: table mm, height mm
 
     @property
     def view_to_image(self) -> FloatArray:
@@ -96,12 +97,23 @@ class TopView:
         return self.to_view(table)
 
 
-def lifted(table_to_image: npt.ArrayLike, image_size: tuple[int, int], height_mm: float) -> FloatArray:
-    """The homography table (mm) -> image for the plane `height_mm` above the table (a die's top face).
+@dataclass(frozen=True, slots=True)
+class Pose:
+    """The camera recovered from the table's homography (`pose`): intrinsics, the table's axes and "up" in the
+    camera's frame, its origin there, and the camera's place above the table (table mm, height mm)."""
 
-    The camera is recovered from the table's homography assuming square pixels and the principal point at the
-    image centre: the focal length from the orthogonality of the table's axes (Zhang), or `NOMINAL_HFOV_DEG`
-    when the view is too square-on to tell (then the height barely matters anyway)."""
+    k: FloatArray
+    r1: FloatArray
+    r2: FloatArray
+    up: FloatArray
+    t: FloatArray
+    centre: FloatArray  # (x, y, height) in table mm
+
+
+def pose(table_to_image: npt.ArrayLike, image_size: tuple[int, int]) -> Pose:
+    """The camera, assuming square pixels and the principal point at the image centre: the focal length from
+    the orthogonality of the table's axes (Zhang), or `NOMINAL_HFOV_DEG` when the view is too square-on to
+    tell (then the height barely matters anyway)."""
     w, h = image_size
     hom0 = np.asarray(table_to_image, np.float64)
     k0 = np.array([[1.0, 0, w / 2.0], [0, 1.0, h / 2.0], [0, 0, 1.0]])
@@ -125,8 +137,15 @@ def lifted(table_to_image: npt.ArrayLike, image_size: tuple[int, int], height_mm
     # "Up" is the side of the table the camera is on: its centre is -R^T t.
     rot = np.column_stack([r1, r2, r3])
     centre = -rot.T @ t
-    up = 1.0 if centre[2] > 0 else -1.0
-    out: FloatArray = k @ np.column_stack([r1, r2, t + up * height_mm * r3])
+    up = r3 if centre[2] > 0 else -r3
+    return Pose(k, r1, r2, up, t, np.array([centre[0], centre[1], abs(centre[2])]))
+
+
+def lifted(table_to_image: npt.ArrayLike, image_size: tuple[int, int], height_mm: float) -> FloatArray:
+    """The homography table (mm) -> image for the plane `height_mm` above the table (a die's top face), from
+    the camera's `pose`."""
+    cam = pose(table_to_image, image_size)
+    out: FloatArray = cam.k @ np.column_stack([cam.r1, cam.r2, cam.t + height_mm * cam.up])
     return out
 
 
@@ -150,8 +169,10 @@ def above(
     hi = table.max(axis=0) + margin_mm
     size = (max(16, math.ceil((hi[0] - lo[0]) * px_per_mm)), max(16, math.ceil((hi[1] - lo[1]) * px_per_mm)))
     w, h = image_shape[1], image_shape[0]
-    top = lifted(np.linalg.inv(i2t), (w, h), height_mm)
-    return TopView((float(lo[0]), float(lo[1])), px_per_mm, size, height_mm, top, i2t, (w, h))
+    cam = pose(np.linalg.inv(i2t), (w, h))
+    top = cam.k @ np.column_stack([cam.r1, cam.r2, cam.t + height_mm * cam.up])
+    where = (float(cam.centre[0]), float(cam.centre[1]), float(cam.centre[2]))
+    return TopView((float(lo[0]), float(lo[1])), px_per_mm, size, height_mm, top, i2t, (w, h), where)
 
 
 def warp(image: Image, view: TopView) -> Image:
@@ -239,6 +260,36 @@ def face_crops(
 @functools.lru_cache(maxsize=1)
 def _unit() -> FloatArray:
     return np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+
+
+def away_from_camera(view: TopView, table_point: Sequence[float]) -> tuple[float, float]:
+    """The unit vector on the table pointing from under the camera through `table_point`: a die's side faces
+    smear towards the camera in the view from above, so its top face lies this way from its smear."""
+    dx, dy = table_point[0] - view.camera[0], table_point[1] - view.camera[1]
+    n = math.hypot(dx, dy)
+    return (dx / n, dy / n) if n > 1e-9 else (0.0, 0.0)
+
+
+def side_behind(view: TopView, table_point: Sequence[float]) -> float:
+    """How far (mm) a die's side face turned to the camera lies from its top face's centre in the view from
+    above, at `table_point`: half a side, plus the half-height side face seen through the top plane,
+    farther the slanter the camera looks (8 mm + 8 mm x tan of the view's angle from the vertical)."""
+    x, y, height = view.camera
+    slant = math.hypot(table_point[0] - x, table_point[1] - y) / max(height - DIE_MM, 1.0)
+    return DIE_MM / 2.0 * (1.0 + slant)
+
+
+def face_px(view: TopView, table_point: Sequence[float]) -> float:
+    """How many frame pixels a top face at `table_point` spans along its shorter side as the camera sees it
+    (towards the camera it is foreshortened): under about 8, its pips are a pixel across."""
+    u = away_from_camera(view, table_point)
+    if u == (0.0, 0.0):
+        u = (1.0, 0.0)
+    h = DIE_MM / 2.0
+    x, y = table_point[0], table_point[1]
+    ends = view.to_image([(x - h * u[0], y - h * u[1]), (x + h * u[0], y + h * u[1]),
+                          (x + h * u[1], y - h * u[0]), (x - h * u[1], y + h * u[0])])
+    return float(min(np.linalg.norm(ends[1] - ends[0]), np.linalg.norm(ends[3] - ends[2])))
 
 
 def face_outline(view: TopView, table_point: Sequence[float], yaw: float = 0.0) -> FloatArray:
