@@ -59,7 +59,7 @@ def test_import_boundaries(package: str) -> None:
 
 # Training-only dependencies (the `train` extra) and the one module allowed to import them: nothing the
 # product runs may need PyTorch.
-TRAINING_ONLY = {"torch": {"vision/dice_model/train.py"}}
+TRAINING_ONLY = {"torch": {"vision/dice_model/train.py"}, "onnx": {"vision/dice_model/train.py"}}
 
 
 def test_training_dependencies_stay_in_the_training_script() -> None:

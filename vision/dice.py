@@ -11,6 +11,11 @@ DNN module (`vision.networks`):
    candidate's crop at the image's own resolution and say "not a die" or the top face's value, counting only
    the top face's pips.
 
+Two sets of them ship (`Networks`): `PHOTOS` for dice photographed as they lie (`read_dice`: a tray, a
+close-up, a frame with no table known) and `ABOVE` (`dicenet-above.onnx`, ...) for the table read from above
+(`read_from_above`: the frame warped to a view straight down onto the dice's top faces, each top face
+rectified for the value networks; `vision.topview`). Each reads its own kind of picture best.
+
 `judge` combines them. Both were trained by `python -m vision.dice_model.train` on the tuning part of the
 real labelled photographs and on seeded synthetic tables and close-ups (docs/dice-model.md), so they learnt
 what rules of thumb could not: glossy and marbled bodies, glare, side faces, dice touching.
@@ -44,7 +49,33 @@ from vision.errors import VisionError
 Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
 
-MODEL = Path(__file__).resolve().parent / "models" / "dicenet.onnx"
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+@dataclass(frozen=True, slots=True)
+class Networks:
+    """A finder and the value networks that vote with it (alike, trained with different seeds), trained for
+    one kind of picture: `PHOTOS` for dice photographed as they lie (a tray, a close-up: `read_dice`),
+    `ABOVE` for the table seen from above with each top face rectified (`read_from_above`)."""
+
+    finder: Path
+
+    @property
+    def values(self) -> tuple[Path, ...]:
+        """The value networks' float originals (two members vote)."""
+        return (self.value(1), self.value(2))
+
+    def value(self, member: int) -> Path:
+        """The value network `member` (1, 2, ...) beside the finder: `dicenet-above.onnx` ->
+        `dicevalue-above.onnx`, `dicevalue2-above.onnx`."""
+        suffix = self.finder.stem.removeprefix("dicenet")
+        return self.finder.with_name(f"dicevalue{'' if member == 1 else member}{suffix}.onnx")
+
+
+PHOTOS = Networks(MODELS / "dicenet.onnx")
+ABOVE = Networks(MODELS / "dicenet-above.onnx")
+MODEL = PHOTOS.finder
+VALUE_MODELS = PHOTOS.values
 
 
 def _for_runtime(model: Path, job: networks.Job) -> Path:
@@ -55,23 +86,15 @@ def _for_runtime(model: Path, job: networks.Job) -> Path:
     return model
 
 
-def finder_model() -> Path:
+def finder_model(nets: Networks | None = None) -> Path:
     """The finder's file for its runtime (its 8-bit twin is 1.5-2.3x faster in ONNX Runtime, 1.4-2x more in
-    OpenVINO)."""
-    return _for_runtime(MODEL, networks.Job.VIEW)
+    OpenVINO); `nets`: `PHOTOS` unless given."""
+    return _for_runtime((nets or PHOTOS).finder, networks.Job.VIEW)
 
 
-def value_model_name(member: int) -> str:
-    """The file of the value networks' `member` (1, 2, ...): they are trained alike with different seeds."""
-    return "dicevalue.onnx" if member == 1 else f"dicevalue{member}.onnx"
-
-
-VALUE_MODELS = tuple(MODEL.with_name(value_model_name(k)) for k in (1, 2))  # the float originals
-
-
-def value_models() -> tuple[Path, ...]:
+def value_models(nets: Networks | None = None) -> tuple[Path, ...]:
     """The value networks' files for their runtime (8-bit twins: 1.4-1.7x faster in ONNX Runtime)."""
-    return tuple(_for_runtime(m, networks.Job.CROPS) for m in VALUE_MODELS)
+    return tuple(_for_runtime(m, networks.Job.CROPS) for m in (nets or PHOTOS).values)
 
 
 STRIDE = 4  # the network's output grid is a quarter of its input
@@ -213,12 +236,12 @@ def estimate_die_px(region: npt.NDArray[np.uint8] | None) -> float | None:
     return min(from_outline, inner * DIE_SIDE_MM / (45.0 * REGION_GROWTH))
 
 
-def value_scores(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
+def value_scores(crops: Sequence[Image], nets: Networks | None = None) -> npt.NDArray[np.float32]:
     """The value networks on die crops (`die_crop`), their votes averaged: N x 7 probabilities, not a die then
     values 1..6."""
     if not crops:
         return np.zeros((0, 7), np.float32)
-    models = value_models()
+    models = value_models(nets)
     first = _softmax(_value_logits(models[0], crops))
     # The others vote only where the first is not sure: where it is, they agree (tuning photos and synthetic
     # tables), and each network costs as much as the finder on a table's dice.
@@ -244,11 +267,13 @@ def _softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return out
 
 
-def network_maps(image: Image, padded: Image | None = None) -> npt.NDArray[np.float32]:
-    """The network's raw output for a BGR image padded to a multiple of 16: 11 x H/4 x W/4. `padded`: the
+def network_maps(
+    image: Image, padded: Image | None = None, nets: Networks | None = None
+) -> npt.NDArray[np.float32]:
+    """The finder's raw output for a BGR image padded to a multiple of 16: 11 x H/4 x W/4. `padded`: the
     image as the finder takes it (`finder_input`), when the caller made it already."""
     padded = finder_input(image) if padded is None else padded
-    (maps,) = networks.run(finder_model(), padded, networks.Job.VIEW)
+    (maps,) = networks.run(finder_model(nets), padded, networks.Job.VIEW)
     h, w = image.shape[:2]
     step = networks.SIZE_STEP
     # the rest of a larger padding (`networks.size_step`) is cut off: the same cells in every runtime
@@ -314,14 +339,14 @@ def die_crop(
     return np.asarray(crop, np.uint8)
 
 
-def looked_at_twice(crops: Sequence[Image]) -> npt.NDArray[np.float32]:
+def looked_at_twice(crops: Sequence[Image], nets: Networks | None = None) -> npt.NDArray[np.float32]:
     """`value_scores`, and for the crops it is not sure of, the average over the crop's four quarter turns:
     a second look where it matters, at a quarter of the price of always looking four times."""
-    probs = value_scores(crops)
+    probs = value_scores(crops, nets)
     doubtful = [i for i, p in enumerate(probs) if float(p.max()) < SECOND_LOOK_BELOW]
     if doubtful:
         turned = [np.ascontiguousarray(np.rot90(crops[i], k)) for i in doubtful for k in (1, 2, 3)]
-        more = value_scores(turned).reshape(len(doubtful), 3, -1)
+        more = value_scores(turned, nets).reshape(len(doubtful), 3, -1)
         for row, i in enumerate(doubtful):
             probs[i] = (probs[i] + more[row].sum(axis=0)) / 4.0
     return probs
@@ -427,10 +452,11 @@ def candidates(
     die_px: float | None = None,
     read_values: bool = True,
     least_score: float = CANDIDATE,
+    nets: Networks | None = None,
 ) -> list[Candidate]:
     """Both networks' view of every possible die in `image` (see `read_dice` for the arguments) whose centre
     score reaches `least_score`; without `read_values`, the finder's alone (crop scores left at zero:
-    training mines the finder's false alarms)."""
+    training mines the finder's false alarms). `nets`: `PHOTOS` unless given."""
     img = _check_image(image)
     mask = _region_mask(img.shape, region)
     h, w = img.shape[:2]
@@ -453,7 +479,7 @@ def candidates(
     view = padded[0, :vh, :vw]
     sx, sy = (ex - ox) / view.shape[1], (ey - oy) / view.shape[0]
     kept: list[tuple[_Found, tuple[float, float, float, float]]] = []
-    for f in decode(network_maps(view, padded), max(CANDIDATE, least_score)):
+    for f in decode(network_maps(view, padded, nets), max(CANDIDATE, least_score)):
         box = (f.box[0] * sx + ox, f.box[1] * sy + oy, f.box[2] * sx + ox, f.box[3] * sy + oy)
         cx, cy = int((box[0] + box[2]) / 2), int((box[1] + box[3]) / 2)
         if not (0 <= cx < w and 0 <= cy < h) or min(box[2] - box[0], box[3] - box[1]) < 2:
@@ -462,7 +488,7 @@ def candidates(
             kept.append((f, box))
     # Found at the finder's scale, read at the image's own: pips need every pixel the camera gives.
     crops = [die_crop(img, box) for _f, box in kept] if read_values else []
-    probs = looked_at_twice(crops) if read_values else np.zeros((len(kept), 7), np.float32)
+    probs = looked_at_twice(crops, nets) if read_values else np.zeros((len(kept), 7), np.float32)
     out: list[Candidate] = []
     for (f, box), p7 in zip(kept, probs, strict=True):
         x0, y0 = max(0, round(box[0])), max(0, round(box[1]))
@@ -587,7 +613,7 @@ def seen_from_above(
     img = _check_image(image)
     seen = topview.warp(img, view)
     found = candidates(
-        seen, region, die_px=view.px_per_mm * DIE_SIDE_MM, read_values=False, least_score=least
+        seen, region, die_px=view.px_per_mm * DIE_SIDE_MM, read_values=False, least_score=least, nets=ABOVE
     )
     if not found:
         return []
@@ -614,7 +640,7 @@ def _looks(image: Image, view: topview.TopView, places: Sequence[tuple[float, fl
     if not places:
         return []
     faces = topview.face_crops(image, view, places, CROP_PX)
-    probs = looked_at_twice(faces)
+    probs = looked_at_twice(faces, ABOVE)
     return [Look(p, f, scores) for p, f, scores in zip(places, faces, probs, strict=True)]
 
 

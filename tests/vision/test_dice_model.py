@@ -117,7 +117,10 @@ def test_a_die_crop_is_centred_on_its_box() -> None:
     assert (xs.max() - xs.min() + 1) == pytest.approx(dice.CROP_PX / dice.CROP_MARGIN, abs=1.5)
 
 
-@pytest.mark.parametrize("path", [dice.MODEL, *dice.VALUE_MODELS])
+SHIPPED = [nets.finder for nets in (dice.PHOTOS, dice.ABOVE)] + [*dice.PHOTOS.values, *dice.ABOVE.values]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_the_networks_ship_small_and_load_in_opencv(path: Path) -> None:
     assert path.is_file() and path.stat().st_size < 3 * 1024 * 1024
     assert cv2.dnn.readNetFromONNX(str(path)) is not None
@@ -125,7 +128,7 @@ def test_the_networks_ship_small_and_load_in_opencv(path: Path) -> None:
     assert json.loads(log.read_text())["args"]["photos"]  # how they were made travels with them
 
 
-@pytest.mark.parametrize("source", [dice.MODEL, *dice.VALUE_MODELS])
+@pytest.mark.parametrize("source", SHIPPED, ids=lambda p: p.name)
 def test_each_networks_8_bit_twin_is_of_the_shipped_network(source: Path) -> None:
     """A retrained network needs `python -m vision.dice_model.quantize` again: ONNX Runtime reads the twin."""
     twin = quantize.twin_path(source)
@@ -135,6 +138,12 @@ def test_each_networks_8_bit_twin_is_of_the_shipped_network(source: Path) -> Non
     assert log["calibration_inputs"] >= 40 and list(log["kept_float"]) == list(quantize.kept_float(source))
     # the nodes kept in floating point are named in the network (quantize_static passes over unknown names)
     assert all(name.encode() in source.read_bytes() for name in quantize.kept_float(source))
+
+
+def test_a_set_of_networks_names_its_value_networks_beside_its_finder() -> None:
+    assert [p.name for p in dice.ABOVE.values] == ["dicevalue-above.onnx", "dicevalue2-above.onnx"]
+    assert [p.name for p in dice.PHOTOS.values] == ["dicevalue.onnx", "dicevalue2.onnx"]
+    assert dice.PHOTOS.finder.parent == dice.ABOVE.finder.parent == dice.MODELS
 
 
 def test_the_finder_gives_eleven_maps_at_a_quarter_size() -> None:
@@ -147,10 +156,10 @@ def test_a_missing_network_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runtime: str
 ) -> None:
     monkeypatch.setenv("SENESCHAL_DNN", runtime)
-    monkeypatch.setattr(dice, "MODEL", tmp_path / "gone.onnx")
+    monkeypatch.setattr(dice, "PHOTOS", dice.Networks(tmp_path / "gone.onnx"))
     with pytest.raises(DiceModelError, match=r"gone(\.int8)?\.onnx' is missing"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))
-    monkeypatch.setattr(dice, "MODEL", tmp_path / "broken.onnx")
+    monkeypatch.setattr(dice, "PHOTOS", dice.Networks(tmp_path / "broken.onnx"))
     dice.finder_model().write_bytes(b"not a network")  # the file this runtime reads
     with pytest.raises(DiceModelError, match=r"cannot load the dice network .*broken(\.int8)?\.onnx"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))

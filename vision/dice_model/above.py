@@ -237,10 +237,10 @@ def _side_smears(view: topview.TopView, top: npt.NDArray[np.float64]) -> list[tu
 def _false_alarms(
     seen: Image, view: topview.TopView, dice: Sequence[npt.NDArray[np.float64]]
 ) -> list[tuple[float, float]]:
-    """The finder's candidates in the view that lie on no die (table mm)."""
-    from vision.dice import candidates
+    """The finder's (`vision.dice.ABOVE`) candidates in the view that lie on no die (table mm)."""
+    from vision.dice import ABOVE, candidates
 
-    found = candidates(seen, None, die_px=view.px_per_mm * DIE_MM, read_values=False)
+    found = candidates(seen, None, die_px=view.px_per_mm * DIE_MM, read_values=False, nets=ABOVE)
     centres = view.to_table([((c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2) for c in found])
     known = np.array(dice, np.float64).reshape(-1, 2)
     return [

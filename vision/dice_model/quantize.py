@@ -1,12 +1,13 @@
 """Make the dice networks' 8-bit twins, which OpenVINO and ONNX Runtime run, after training (`*.int8.onnx`):
 
-    python -m vision.dice_model.quantize [--tables 20] [--photos 10]
+    python -m vision.dice_model.quantize [--tables 20] [--photos 10] [--networks above|photos]
 
 Each network's weights become 8-bit integers (per output channel) and its activations 8-bit too, with
 scales read off what it sees at work (MinMax calibration): the table reader is run with the float networks
 on synthetic tables from the training seeds (each at set-up and with its knights, 1080p and 4K in turn) and
-`vision.dice.read_dice` on the first tuning photos, and every input the finder and the value networks are
-given is kept (never the held-out photos, never the benchmark's seeds). Each network's first convolution
+`vision.dice.read_dice` on the first tuning photos, and every input each set of networks (`vision.dice.ABOVE`
+reads the tables, `PHOTOS` the photos) is given is kept (never the held-out photos, never the benchmark's
+seeds). Each network's first convolution
 and its last layer stay in floating point: they are cheap, the first sees the image itself and the last
 gives the scores (the finder's first in 8 bits was 10-15 % faster in OpenVINO but misread more dice:
 docs/dice-model.md, session 10). Needs the `train` extra (onnx) and onnxruntime.
@@ -44,9 +45,14 @@ KEEP_FLOAT = {
 }
 
 
+SETS = {"above": dice.ABOVE, "photos": dice.PHOTOS}
+
+
 def kept_float(source: Path) -> tuple[str, ...]:
-    """The nodes of `source` left in floating point (the value networks are alike whatever their seed)."""
-    return KEEP_FLOAT["dicenet.onnx" if source.name == dice.MODEL.name else "dicevalue.onnx"]
+    """The nodes of `source` left in floating point (the value networks are alike whatever their seed or
+    the pictures they were trained for)."""
+    finders = {nets.finder.name for nets in SETS.values()}
+    return KEEP_FLOAT["dicenet.onnx" if source.name in finders else "dicevalue.onnx"]
 
 
 def twin_path(source: Path) -> Path:
@@ -56,27 +62,37 @@ def twin_path(source: Path) -> Path:
 
 @dataclass
 class Inputs:
-    """What the networks were given at work: the finder's views, the value networks' batches of die crops
-    (N x 3 x 40 x 40, as `vision.networks.blob` makes them)."""
+    """What one set of networks was given at work: the finder's views, the value networks' batches of die
+    crops (N x 3 x 40 x 40, as `vision.networks.blob` makes them)."""
 
     views: list[npt.NDArray[np.uint8]] = field(default_factory=list)
     crops: list[npt.NDArray[np.float32]] = field(default_factory=list)
 
 
+def _set_of(path: Path) -> dice.Networks:
+    """The set whose value network (float original or twin) is `path`."""
+    for nets in SETS.values():
+        if path.name in {m.name for m in (*nets.values, *dice.value_models(nets))}:
+            return nets
+    raise ValueError(f"{path} is no value network of {sorted(SETS)}")
+
+
 @contextmanager
-def _recording(inputs: Inputs) -> Iterator[None]:
+def _recording(inputs: dict[dice.Networks, Inputs]) -> Iterator[None]:
     """Keep a copy of every image `vision.dice.network_maps` and every batch of crops `_value_logits` is
-    given while inside."""
+    given while inside, by the set of networks given it."""
     finder, value = dice.network_maps, dice._value_logits
 
     def record_view(
-        image: npt.NDArray[np.uint8], padded: npt.NDArray[np.uint8] | None = None
+        image: npt.NDArray[np.uint8],
+        padded: npt.NDArray[np.uint8] | None = None,
+        nets: dice.Networks | None = None,
     ) -> npt.NDArray[np.float32]:
-        inputs.views.append(np.array(image))
-        return finder(image, padded)
+        inputs.setdefault(nets or dice.PHOTOS, Inputs()).views.append(np.array(image))
+        return finder(image, padded, nets)
 
     def record_crops(path: Path, crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
-        inputs.crops.append(networks.blob(np.stack(crops)))
+        inputs.setdefault(_set_of(path), Inputs()).crops.append(networks.blob(np.stack(crops)))
         return value(path, crops)
 
     dice.network_maps, dice._value_logits = record_view, record_crops
@@ -86,13 +102,16 @@ def _recording(inputs: Inputs) -> Iterator[None]:
         dice.network_maps, dice._value_logits = finder, value
 
 
-def calibration_inputs(tables: int, photos: int, folder: Path = data.REAL_DICE) -> Inputs:
-    """The networks' inputs for `tables` synthetic tables (training seeds) and `photos` tuning photos."""
+def calibration_inputs(
+    tables: int, photos: int, folder: Path = data.REAL_DICE
+) -> dict[dice.Networks, Inputs]:
+    """Each set of networks' inputs for `tables` synthetic tables (training seeds) and `photos` tuning
+    photos."""
     from vision.pipeline import TableReader  # heavy, and only needed here
     from vision.synth import RES_4K, RES_1080P, Difficulty, random_spec, render_scene
 
     kinds = list(Difficulty)
-    inputs = Inputs()
+    inputs: dict[dice.Networks, Inputs] = {}
     with _recording(inputs):
         for i in range(tables):
             seed = data.SYNTH_SEED_BASE + i
@@ -167,26 +186,21 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--photos", type=int, default=10, help="tuning photos to calibrate on")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", choices=("finder", "values"), help="make only this network's twin(s)")
+    ap.add_argument("--networks", choices=sorted(SETS), help="make only this set's twins")
     args = ap.parse_args(list(argv))
     cv2.setNumThreads(args.threads)
     # The inputs come from the table reader at work with the float networks (twins may be stale or absent).
     os.environ[networks.ENV] = networks.Runtime.OPENCV.value
     t0 = time.perf_counter()
-    inputs = calibration_inputs(args.tables, args.photos)
-    # the value networks' batches regrouped in 64s: a batch of one or two dice says little about the range
-    crops = np.concatenate(inputs.crops)
-    batches = np.array_split(crops, max(1, len(crops) // 64))
-    print(
-        f"{len(inputs.views)} views and {len(crops)} die crops the networks saw at work, in "
-        f"{time.perf_counter() - t0:.0f} s",
-        flush=True,
-    )
+    seen = calibration_inputs(args.tables, args.photos)
     jobs = []
-    if args.only != "values":
-        views = [networks.blob(dice.finder_input(v)) for v in inputs.views]
-        jobs.append((dice.MODEL, views, len(views)))
-    if args.only != "finder":
-        jobs += [(path, batches, len(crops)) for path in dice.VALUE_MODELS]
+    for name, nets in SETS.items():
+        if args.networks not in (None, name):
+            continue
+        if nets not in seen:
+            print(f"the {name} networks saw nothing: no twins made", file=sys.stderr)
+            return 1
+        jobs += _jobs(nets, seen[nets], args.only, time.perf_counter() - t0)
     for source, feeds, count in jobs:
         out = twin_path(source)
         quantize(source, out, feeds)
@@ -200,6 +214,27 @@ def main(argv: Sequence[str]) -> int:
         log_path(out).write_text(json.dumps(about, indent=1) + "\n")
         print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0
+
+
+def _jobs(
+    nets: dice.Networks, inputs: Inputs, only: str | None, took: float
+) -> list[tuple[Path, list[npt.NDArray[np.float32]], int]]:
+    """(network, its calibration feeds, how many inputs) for one set."""
+    # the value networks' batches regrouped in 64s: a batch of one or two dice says little about the range
+    crops = np.concatenate(inputs.crops)
+    batches = np.array_split(crops, max(1, len(crops) // 64))
+    print(
+        f"{nets.finder.name}: {len(inputs.views)} views and {len(crops)} die crops it and its value networks "
+        f"saw at work ({took:.0f} s for every set)",
+        flush=True,
+    )
+    jobs = []
+    if only != "values":
+        views = [networks.blob(dice.finder_input(v)) for v in inputs.views]
+        jobs.append((nets.finder, views, len(views)))
+    if only != "finder":
+        jobs += [(path, list(batches), len(crops)) for path in nets.values]
+    return jobs
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Train the dice network and export it to ONNX for `vision.dice` (OpenCV's DNN module runs it).
 
     pip install -e ".[train]"          # PyTorch (CPU) and onnx, for training only
-    python -m vision.dice_model.train  # writes vision/models/dicenet.onnx and a training log beside it
+    python -m vision.dice_model.train  # writes vision/models/dicenet-above.onnx, its value networks and logs
+    python -m vision.dice_model.train --above 0  # the networks for photographs: dicenet.onnx, dicevalue*.onnx
 
 Data: the tuning 70% of `../shared/data/real-dice/` (never the held-out 30%, see `data.split`) and seeded
 synthetic tables from `vision.synth`. Everything is seeded (NumPy, PyTorch, the synthetic seeds), CPU only.
@@ -23,10 +24,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vision.dice import CROP_PX, WHOLE_OVER_FACE, candidates, value_model_name
+from vision.dice import ABOVE, CROP_PX, PHOTOS, WHOLE_OVER_FACE, Networks, candidates
 from vision.dice_model import above, data, faces
-
-OUT = Path(__file__).resolve().parents[1] / "models" / "dicenet.onnx"
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
@@ -196,7 +195,7 @@ def _train_mode(model: nn.Module) -> None:
                 m.eval()
 
 
-def with_finders_false_alarms(sample: data.Sample) -> data.Sample:
+def with_finders_false_alarms(sample: data.Sample, nets: Networks) -> data.Sample:
     """The trained finder's candidates (down to `vision.dice.CANDIDATE`) that lie on no labelled die."""
     side = (
         float(np.median(np.mean(sample.boxes[:, 2:] - sample.boxes[:, :2], axis=1)))
@@ -204,7 +203,7 @@ def with_finders_false_alarms(sample: data.Sample) -> data.Sample:
         else 0
     )
     die_px = side / WHOLE_OVER_FACE if side else None
-    found = [c.box for c in candidates(sample.image, die_px=die_px, read_values=False)]
+    found = [c.box for c in candidates(sample.image, die_px=die_px, read_values=False, nets=nets)]
     return data.with_hard_negatives(sample, found)
 
 
@@ -336,7 +335,9 @@ def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--photos", type=Path, default=data.REAL_DICE)
     ap.add_argument(
-        "--out", type=Path, default=OUT, help="the detector's file; the value network's is beside it"
+        "--out", type=Path,
+        help="the finder's file, the value networks' beside it (default: vision.dice.ABOVE's, or with "
+        "--above 0 PHOTOS')",
     )
     ap.add_argument("--only", choices=("detector", "values"), help="train one of the two networks")
     ap.add_argument("--steps", type=int, default=3000, help="detector steps")
@@ -364,6 +365,9 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's top learning rate")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(list(argv))
+    if args.out is None:
+        args.out = (ABOVE if args.above else PHOTOS).finder
+    nets = Networks(args.out)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     photos = data.labelled_photos(args.photos)
@@ -405,8 +409,8 @@ def main(argv: Sequence[str]) -> int:
         print(f"wrote {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
     if args.only in (None, "values"):
         t0 = time.perf_counter()
-        real = [with_finders_false_alarms(s) for s in real]
-        tables = [with_finders_false_alarms(s) for s in tables]
+        real = [with_finders_false_alarms(s, nets) for s in real]
+        tables = [with_finders_false_alarms(s, nets) for s in tables]
         print(
             f"the finder's false alarms, as hard negatives: {sum(len(s.hard) for s in real)} in the photos, "
             f"{sum(len(s.hard) for s in tables)} on the tables ({time.perf_counter() - t0:.0f} s)",
@@ -418,7 +422,7 @@ def main(argv: Sequence[str]) -> int:
         wanted = [args.value_net] if args.value_net else list(range(1, args.value_nets + 1))
         for k in wanted:
             # Members differ only in their seeds; together they vote (vision.dice averages their scores).
-            out = args.out.with_name(value_model_name(k))
+            out = nets.value(k)
             torch.manual_seed(args.seed + k - 1)
             log = train_values(
                 mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed + 100 * (k - 1), out=out,
