@@ -359,7 +359,7 @@ class EngineText:
             if m is None:
                 continue
             parts = {name: self._part(name, m.group(name), depth + 1) for name in names}
-            return _fill(self.tr.p(CONTEXT, template), parts)
+            return _fill(self.tr.fitted(self.tr.p(CONTEXT, template), parts), parts)
         return None
 
     def _part(self, field: str, text: str, depth: int) -> str:

@@ -12,6 +12,9 @@ types and colours by their English word. The engine stays in English; the app's 
 session ask the `Translator` for every noun they show. A name the catalogs do not know (an owner's own name
 for a tile) is shown as the owner wrote it.
 
+Grammar that depends on the value a field gets is the Translator's too: a Swedish message's `format` writes
+the genitive of a name ending in s, x or z without another s ("Hans borg", `SwedishMessage`).
+
 The active `Translator` is passed to presenters and screens; nothing reads a global language.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import functools
 import gettext
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from engine.colours import Colour
@@ -106,15 +110,23 @@ class Translator:
         self._t = _translations(lang)
 
     def __call__(self, message: str) -> str:
-        return self._t.gettext(message)
+        return self._grammar(self._t.gettext(message))
 
     def n(self, singular: str, plural: str, n: int) -> str:
-        return self._t.ngettext(singular, plural, n)
+        return self._grammar(self._t.ngettext(singular, plural, n))
 
     def p(self, context: str, message: str) -> str:
         """The message as meant in `context` ("card", "territory"...): the same English word can need two
         translations (the card "Skirmish" and the optional rule "Skirmish" are one word in English only)."""
-        return self._t.pgettext(context, message)
+        return self._grammar(self._t.pgettext(context, message))
+
+    def _grammar(self, text: str) -> str:
+        return SwedishMessage(text) if self.lang == "sv" else text
+
+    def fitted(self, template: str, parts: Mapping[str, object]) -> str:
+        """`template` (a translated message) as its language writes it around the values its fields get:
+        for callers that fill fields themselves instead of calling `format`."""
+        return swedish_genitives(template, parts) if self.lang == "sv" else template
 
     # --------------------------------------------------------------------------------------- game nouns
 
@@ -178,6 +190,30 @@ def _translations(lang: str) -> gettext.NullTranslations:
     if lang == "en":
         return gettext.NullTranslations()
     return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[lang])
+
+
+_GENITIVE = re.compile(r"\{(\w+)\}s(?!\w)")
+
+
+def swedish_genitives(template: str, parts: Mapping[str, object]) -> str:
+    """Swedish writes a genitive with s, except after a name that ends in s, x or z ("{name}s borg": "Annas
+    borg", but "Hans borg", "Max borg", "Lutz borg")."""
+
+    def one(m: re.Match[str]) -> str:
+        value = str(parts.get(m.group(1), ""))
+        return m.group(0)[:-1] if value[-1:].lower() in ("s", "x", "z") else m.group(0)
+
+    return _GENITIVE.sub(one, template)
+
+
+class SwedishMessage(str):
+    """A Swedish message: `format` writes its genitives as Swedish does (`swedish_genitives`), so every
+    caller's `tr("{name}'s castle").format(name=...)` gets "Hans borg" right."""
+
+    __slots__ = ()
+
+    def format(self, *args: object, **kwargs: object) -> str:
+        return str.format(swedish_genitives(self, kwargs), *args, **kwargs)
 
 
 def is_default_name(colour: Colour, name: str) -> bool:

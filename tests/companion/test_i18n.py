@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +233,28 @@ def test_game_nouns_in_each_language() -> None:
     assert nl.kind("homelands") == "Thuislanden" and sv.card_kind("support") == "Stödkort"
     # A player without a name of their own is called by their colour in the language shown now.
     assert [sv.player(Colour.RED, n) for n in ("Red", "Rood", "", "Ann")] == ["Röd", "Röd", "Röd", "Ann"]
+
+
+def test_swedish_genitive_of_a_name_ending_in_s_x_or_z_takes_no_s() -> None:
+    from companion.engine_text import EngineText
+    from companion.presenters.table import TablePresenter
+    from companion.services import ManualClock
+    from tests.companion.fakes import FakeSession
+
+    sv = Translator("sv")
+    castles = [sv("{name}'s castle").format(name=n) for n in ("Hans", "Max", "Lutz", "Anna", "Röd", "MARCUS")]
+    assert castles == ["Hans borg", "Max borg", "Lutz borg", "Annas borg", "Röds borg", "MARCUS borg"]
+    look = sv("Only {name} looks: the next screen shows {name}'s cards.").format(name="Klas")
+    assert look == "Bara Klas tittar: nästa skärm visar Klas kort."
+    assert Translator("en")("{name}'s castle").format(name="Hans") == "Hans's castle"
+    # The engine's sentences, filled field by field, and a presenter's own line.
+    names = {Colour.RED: "Hans", Colour.BLUE: "Anna"}
+    said = EngineText(sv, lambda _id: None, lambda c: names.get(c, c.value))
+    assert said.sentence("It is Red's turn, not Blue's.") == "Det är Hans omgång, inte Annas."
+    assert said.sentence("It is Blue's turn, not Red's.") == "Det är Annas omgång, inte Hans."
+    session = FakeSession()
+    session.snap = replace(session.snap, players=(replace(session.snap.players[0], name="Lars"),))
+    assert TablePresenter(session, ManualClock(), tr=sv).turn_title().startswith("Lars omgång")
 
 
 def test_new_game_players_are_called_by_their_colour_in_the_screen_s_language() -> None:
