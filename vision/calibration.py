@@ -12,8 +12,8 @@ own (`name_crops`); the middle half of the box is sampled (`vision.dicecolour.sa
 
 Version 1 calibration files held one body colour per player; they load as models of that colour with white
 or black pips. `match` and its kin name a single body colour the version 1 way, against the models' main
-colours (`references`): `vision.knights` names the table's dice so (with `die_face_colours` and
-`darker_is_body`) until it calls `name_faces`, and the dice reader's own colour option uses it.
+colours (`references`): the dice reader's own colour option uses it; `vision.knights` names the table's dice
+with `name_faces` / `name_crops`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from vision.lab import clip as _clip
 
 __all__ = [
     "BGR", "L_WEIGHT", "L_WEIGHT_NEUTRAL", "SHADE_RANGE", "WHITE_TARGET", "ColourCalibration", "ColourMatch",
-    "Lab", "balance", "bgr_to_lab", "darker_is_body", "default_calibration", "die_body_colour",
+    "Lab", "balance", "bgr_to_lab", "default_calibration", "die_body_colour",
     "die_face_colours", "lab_distance", "middle_of", "sticker_white", "white_balance_gains",
 ]  # fmt: skip
 
@@ -187,27 +187,6 @@ def _split_face(
     if dark_on_border != light_on_border:
         return (dark, light) if dark_on_border > light_on_border else (light, dark)
     return (dark, light) if len(dark) > len(light) else (light, dark)
-
-
-def darker_is_body(image: npt.NDArray[np.uint8], box: Box) -> bool:
-    """For a face of two lightness groups (a black die's white pips, a white die's black ones): whether the
-    darker group is the body. The body is one connected surface, the pips separate blobs, so the group with
-    the larger connected piece is the body, however much of the face a six's pips fill."""
-    x0, y0, x1, y1 = (int(v) for v in box)
-    mx, my = (x1 - x0) * INNER_MARGIN, (y1 - y0) * INNER_MARGIN
-    patch = image[int(y0 + my) : max(int(y0 + my) + 1, math.ceil(y1 - my)),
-                  int(x0 + mx) : max(int(x0 + mx) + 1, math.ceil(x1 - mx))]  # fmt: skip
-    if patch.size == 0:
-        raise CalibrationError(f"die box {tuple(box)!r} is empty")
-    grey = cv2.cvtColor(np.ascontiguousarray(patch), cv2.COLOR_BGR2GRAY)
-    _cut, inverted = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    dark = np.asarray(inverted, np.uint8)
-
-    def largest(mask: npt.NDArray[np.uint8]) -> int:
-        n, _labels, stats, _centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
-
-    return largest(dark) >= largest(np.asarray(1 - dark, np.uint8))
 
 
 @dataclass(frozen=True, slots=True)

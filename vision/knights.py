@@ -37,14 +37,11 @@ from vision import topview
 from vision.calibration import (
     ColourCalibration,
     ColourMatch,
-    darker_is_body,
-    die_face_colours,
-    middle_of,
     white_balance_gains,
 )
 from vision.geometry import mean_radius
 from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
-from vision.topview import FACE_MIDDLE, TopView
+from vision.topview import FACE_BOX, TopView
 
 Image = npt.NDArray[np.uint8]
 Polygon = npt.NDArray[np.float64]  # Nx2, image pixels
@@ -69,7 +66,6 @@ class DieLike(Protocol):
 
 
 DiceReader = Callable[..., Sequence[Any]]
-PIP_COLOURS = frozenset({Colour.WHITE, Colour.BLACK})  # the colours dice pips come in
 
 
 def default_dice_reader() -> DiceReader:
@@ -95,6 +91,12 @@ class DieOnTable:
     centre: tuple[float, float]  # image px
     confidence: float
     unsure: bool
+    whole: Box | None = None  # read from above: where the whole die can show (`box` is its top face's)
+
+    @property
+    def extent(self) -> Box:
+        """The whole die's box in the frame."""
+        return self.box if self.whole is None else self.whole
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -317,35 +319,8 @@ def read_knights(
             # a neighbour's die, or one off the board: read with its own location
             if (search is None or place in looked) and k not in twice
         ]
-        # where each die's top face is looked at: read from above, its face rectified (the middle of a slanted
-        # face's box in the frame may hold the tile or a side face); else the middle of its box in the frame
-        tops = [
-            (d.face, FACE_MIDDLE) if getattr(d, "face", None) is not None else (image, middle_of(box))
-            for d, _c, _p, box, _k in kept
-        ]
-        faces = [die_face_colours(source, top) for source, top in tops]
-        # all the dice's colours named at once (the same numbers as one by one, a sixth of the time)
-        bodies = calibration.match_many([body for body, _pips in faces], white_bgr)
-        pip_colours = {k: pips for k, (_body, pips) in enumerate(faces) if pips is not None}
-        pip_matches = dict(
-            zip(pip_colours, calibration.match_many(list(pip_colours.values()), white_bgr), strict=True)
-        )
-        for k, (die, centre, place, box, index) in enumerate(kept):
-            source, face = tops[k]
-            body, pips = faces[k]
-            match = bodies[k]
-            if pips is not None and (not match.accepted or match.colour in PIP_COLOURS):
-                # Pips are white or black; a turned die can fool the body-or-pips split, so a coloured group
-                # next to a white or black one is the body.
-                other = pip_matches[k]
-                if other.accepted and other.colour not in PIP_COLOURS:
-                    match = other
-                elif other.accepted and match.accepted and {match.colour, other.colour} == PIP_COLOURS:
-                    # A black die or a white one: the body is the connected surface, the pips are blobs.
-                    dark_body = darker_is_body(source, face)
-                    dark = match if sum(body) <= sum(pips) else other
-                    light = other if dark is match else match
-                    match = dark if dark_body else light
+        matches = _name_players(image, calibration, kept, white_bgr)
+        for (die, centre, place, box, index), match in zip(kept, matches, strict=True):
             value = int(die.value)
             dice.append(
                 DieOnTable(
@@ -357,9 +332,32 @@ def read_knights(
                     centre=centre,
                     confidence=float(die.confidence),
                     unsure=bool(die.unsure) or index in doubted or not 1 <= value <= 6,
+                    whole=_box_of(getattr(die, "whole", None)),
                 )
             )
     return tally(dice, seen, occluded)
+
+
+def _box_of(box: Sequence[float] | None) -> Box | None:
+    return None if box is None else (int(box[0]), int(box[1]), int(box[2]), int(box[3]))
+
+
+def _name_players(
+    image: Image,
+    calibration: ColourCalibration,
+    kept: Sequence[tuple[Any, ...]],
+    white_bgr: Sequence[float] | None,
+) -> list[ColourMatch]:
+    """Each kept die's player from its top face against the players' die models (body colours and pips): a
+    die read from above by its rectified face, any other by its box in the frame."""
+    out: dict[int, ColourMatch] = {}
+    above = [k for k, d in enumerate(kept) if getattr(d[0], "face", None) is not None]
+    framed = [k for k in range(len(kept)) if k not in set(above)]
+    faces = calibration.name_crops([kept[k][0].face for k in above], FACE_BOX, white_bgr)
+    out.update(zip(above, faces, strict=True))
+    boxes = calibration.name_faces(image, [kept[k][3] for k in framed], white_bgr)
+    out.update(zip(framed, boxes, strict=True))
+    return [out[k] for k in range(len(kept))]
 
 
 # Two dice are solid cubes: their centres lie at least a side apart. Box centres err by a few mm, so distinct

@@ -226,11 +226,6 @@ def test_real_dice_measured_on_their_castles_are_named_on_another_table(real_tab
     assert named >= 10, named
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vision.knights names a die from one body colour against the models' main colours until it calls "
-    "ColourCalibration.name_faces: real red and blue dice are named yellow",
-)
 def test_the_table_reader_names_real_dice_by_their_calibrated_kind(real_tables: Any) -> None:
     """The same through the table reader (`vision.pipeline.TableReader`, `vision.knights`)."""
     cal, tables = real_tables

@@ -213,19 +213,6 @@ def test_black_and_white_dice_are_told_apart_whatever_their_face(value: int, yaw
         assert m.colour is colour and m.accepted, (colour, value, m)
 
 
-@pytest.mark.parametrize("value", [1, 6])
-def test_a_black_or_white_die_s_body_is_its_connected_surface(value: int) -> None:
-    """`darker_is_body` (the frame reader's split of a black or white die): a six turned 45 degrees fills the
-    middle of its face with pips, and the body is still the one connected surface."""
-    from vision.calibration import darker_is_body, middle_of
-    from vision.synth import render_die
-
-    for colour, dark in ((Colour.BLACK, True), (Colour.WHITE, False)):
-        image, truth = render_die(value, colour, seed=value, size_px=44, yaw_deg=45.0, tilt_deg=20.0)
-        box = tuple(int(v) for v in truth[0].box)
-        assert darker_is_body(image, middle_of((box[0], box[1], box[2], box[3]))) is dark, (colour, value)
-
-
 def test_faces_each_in_a_crop_of_their_own_are_named_as_in_the_frame() -> None:
     """`name_crops` (top faces rectified one by one): the same matches as `name_faces` on each crop, crops of
     different sizes side by side, each die its colour."""
