@@ -100,7 +100,8 @@ def samples_on_castles(
     on_map = set(getattr(view, "tiles", {}).values()) if view is not None else set()
     seen = set(getattr(knights, "seen", ()))
     white = getattr(result, "white", None)
-    everyone = [tuple(d.box) for d in knights.dice]
+    everyone = [tuple(_extent(d)) for d in knights.dice]
+    quads = list(getattr(view, "tag_quads", ())) if view is not None else []
     out: dict[Colour, DieSample] = {}
     notes: list[str] = []
     for castle, colour in castles.items():
@@ -112,18 +113,28 @@ def samples_on_castles(
         dice = [d for d in knights.dice if d.location == castle]
         # Real dice are the big ones: the finder's stray finds (a pip-like speck of art) are much smaller.
         area = [max(1, (d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in dice]
-        boxes = [tuple(d.box) for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area, default=0)]
+        big = [d for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area, default=0)]
+        boxes = [tuple(d.box) for d in big]
         if not boxes:
             out[colour] = DieSample(ColourState.NO_DIE)
             notes.append(f"no die on the {colour.value} castle ({castle})")
             continue
-        others = [b for b in everyone if b not in boxes]
-        m = measure(image, boxes, None if white is None else tuple(white), others=others)
+        whole = [tuple(_extent(d)) for d in big]
+        others = [b for b in everyone if b not in whole]
+        m = measure(
+            image, boxes, None if white is None else tuple(white),
+            others=others, extents=whole, stickers=quads, sure=[not d.unsure for d in big],
+        )  # fmt: skip
         state = ColourState.MEASURED if m.ok else ColourState.REFUSED
         out[colour] = DieSample(state, m.to_json())
     if not out:
         notes.append("no castle in view: put the castles (with their stickers) where the camera sees them")
     return out, notes
+
+
+def _extent(die: Any) -> Any:
+    """Where the whole die shows in the frame (a die read from above has its top face's box as `box`)."""
+    return getattr(die, "extent", die.box)
 
 
 def _saved_doc(path: Path) -> dict[str, Any]:

@@ -182,10 +182,17 @@ def measure(
     white_bgr: Sequence[float] | None,
     *,
     others: Sequence[Sequence[float]] = (),
+    extents: Sequence[Sequence[float]] | None = None,
+    stickers: Sequence[npt.ArrayLike] = (),
+    sure: Sequence[bool] = (),
 ) -> Measurement:
-    """One player's dice (whole-die `boxes` in `image`, whose sticker white is `white_bgr`), measured and
-    checked alone (`separation` checks players against one another). `others`: every other die's box in the
-    frame, kept out of the tile around these."""
+    """One player's dice (`boxes` in `image`, whose sticker white is `white_bgr`: whole dice's, or their top
+    faces'; the middle half of each is measured), measured and checked alone (`separation` checks players
+    against one another). `extents`: where each whole die shows in the frame, when `boxes` are top faces
+    (its side faces are not the tile around it); `others`: every other die's, kept out of that tile, as are
+    the `stickers` (their quads, frame px: black and white paper, not the tile's art). `sure`: per die,
+    whether the dice reader is sure it is a die: such a die is not asked whether it is the tile (a black die
+    with white pips on a dark castle beside its stickers looks like its surroundings, and is still a die)."""
     if len(boxes) == 0:
         raise CalibrationError("no die to measure")
     b = [tuple(float(v) for v in box) for box in boxes]
@@ -201,7 +208,12 @@ def measure(
     model = fit_model(np.concatenate(usable), dice=len(usable)).model
     if not any(p.doubt is Doubt.GLARE for p in problems):
         problems += _differ(pixels)
-        problems += _surroundings(image, b, list(others), white, model=model, pixels=pixels)
+        whole = b if extents is None else [tuple(float(v) for v in box) for box in extents]
+        asked = [k for k in range(len(b)) if not (k < len(sure) and sure[k])]
+        paper = _paper(image.shape, stickers)
+        problems += _surroundings(
+            image, whole, list(others), white, model=model, pixels=pixels, paper=paper, asked=asked
+        )
     picture = draw(image, b, faces, model, problems)
     return Measurement(model, tuple(pixels), tuple(problems), picture)
 
@@ -245,6 +257,16 @@ def _differ(pixels: Sequence[FloatArray]) -> list[Problem]:
     return out
 
 
+def _paper(shape: tuple[int, ...], stickers: Sequence[npt.ArrayLike]) -> npt.NDArray[np.bool_] | None:
+    """The stickers' quads as a mask of the frame, or None when there are none."""
+    if not stickers:
+        return None
+    mask = np.zeros(shape[:2], np.uint8)
+    quads = [np.asarray(q, np.float64).reshape(-1, 2).round().astype(np.int32) for q in stickers]
+    cv2.fillPoly(mask, quads, 1)
+    return mask.astype(bool)
+
+
 def _surroundings(
     image: npt.NDArray[np.uint8],
     boxes: Sequence[Sequence[float]],
@@ -253,19 +275,28 @@ def _surroundings(
     *,
     model: DieModel,
     pixels: Sequence[FloatArray],
+    paper: npt.NDArray[np.bool_] | None = None,
+    asked: Sequence[int] | None = None,
 ) -> list[Problem]:
-    """The tile around each die (every die's box grown a fifth kept out) and the die, each against the
-    other's model: a die is like its surroundings when both fit within `SURROUNDINGS_APART` of how the die
-    fits its own (what was measured may be the tile). Both ways, so that a white die on white paper (the
-    paper has no pips) or beside a sticker (the die has no tile art) is a die."""
+    """The tile around each die `asked` (all by default; every die's box grown a fifth and the `paper` mask
+    kept out) and the die, each against the other's model: a die is like its surroundings when both fit
+    within `SURROUNDINGS_APART` of how the die fits its own (what was measured may be the tile). Both ways,
+    so that a white die on white paper (the paper has no pips) or beside a sticker (the die has no tile art)
+    is a die."""
     ring = sample_points(image, ring_points(boxes), white)
     dice = np.asarray([*boxes, *others], np.float32).reshape(-1, 4)
     centre = (dice[:, :2] + dice[:, 2:]) / 2.0
     half = (dice[:, 2:] - dice[:, :2]) * 0.6
     out: list[Problem] = []
     for i, face in enumerate(pixels):
+        if asked is not None and i not in asked:
+            continue
         pts = ring.points[i].astype(np.float32)
         inside = (np.abs(pts[:, None, :] - centre[None]) <= half[None]).all(axis=2).any(axis=1)
+        if paper is not None:
+            xs = np.clip(pts[:, 0].astype(np.int32), 0, paper.shape[1] - 1)
+            ys = np.clip(pts[:, 1].astype(np.int32), 0, paper.shape[0] - 1)
+            inside |= paper[ys, xs]
         tile = ring.lab[i][ring.ok[i] & ~inside]
         if len(tile) < 16 or len(face) < 8:
             continue

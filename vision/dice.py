@@ -159,9 +159,16 @@ class DieReading:
     colour_bgr: tuple[float, float, float] | None
     player: Colour | None = None
     # read from above (`read_from_above`): where the die stands on the table, mm (`box` is then its top
-    # face's), and its top face rectified as the value networks saw it (`FACE_CROP` of it is the face alone)
+    # face's, `whole` the box it can show in whichever way it is turned), and its top face rectified as the
+    # value networks saw it (`topview.FACE_BOX` of it is the face alone)
     where: tuple[float, float] | None = None
     face: Image | None = field(default=None, compare=False, repr=False)
+    whole: Box | None = None
+
+    @property
+    def extent(self) -> Box:
+        """The whole die's box in the image: `whole` when read from above, else `box`."""
+        return self.box if self.whole is None else self.whole
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -690,23 +697,28 @@ def decide(
         )
         value = int(np.argmax(values)) + 1
         sure_value = float(values[value - 1])
-        outline = topview.face_outline(view, s.where)
-        x0 = max(0, math.floor(float(outline[:, 0].min())))
-        y0 = max(0, math.floor(float(outline[:, 1].min())))
-        x1 = min(w, math.ceil(float(outline[:, 0].max())))
-        y1 = min(h, math.ceil(float(outline[:, 1].max())))
         out.append(
             DieReading(
-                box=(x0, y0, max(x0 + 1, x1), max(y0 + 1, y1)),
+                box=_bounds(topview.face_outline(view, s.where), w, h),
                 value=value,
                 confidence=sure_value * (1.0 if sure else die / limits.sure_die),
                 unsure=sure_value < limits.sure_value or not sure or s.candidate.cut,
                 colour_bgr=None,
                 where=s.where,
                 face=s.face,
+                whole=_bounds(topview.die_extent(view, s.where), w, h),
             )
         )
     return out
+
+
+def _bounds(points: npt.NDArray[np.float64], w: int, h: int) -> Box:
+    """The box (x0, y0, x1, y1) of `points` in a `w` x `h` image, at least a pixel each way."""
+    x0 = max(0, math.floor(float(points[:, 0].min())))
+    y0 = max(0, math.floor(float(points[:, 1].min())))
+    x1 = min(w, math.ceil(float(points[:, 0].max())))
+    y1 = min(h, math.ceil(float(points[:, 1].max())))
+    return (x0, y0, max(x0 + 1, x1), max(y0 + 1, y1))
 
 
 # A die found where another die's side faces would show (`_maybe_side_faces`): how far from there, as a

@@ -40,9 +40,9 @@ MARGIN_MM = 12.0  # table around the outlines, so that a die on a tile's edge is
 # The value networks' crop spans this many top faces around a face's centre (a photograph's whole-die box,
 # `vision.dice.die_crop`, spans about 1.15 x 1.1 of its top face).
 FACE_CROP_SPAN = 1.25
-# In a top face rectified at 40 px (the value networks' crop), the box (x0, y0, x1, y1) of the face's middle,
-# well inside its edges (the face spans 4..36): where a die's colours are measured.
-FACE_MIDDLE = (8, 8, 32, 32)
+# In a top face rectified at 40 px (the value networks' crop, FACE_CROP_SPAN faces across), the face's own box
+# (x0, y0, x1, y1): its players' colours are measured on its middle (`ColourCalibration.name_crops`).
+FACE_BOX = (4, 4, 36, 36)
 NOMINAL_HFOV_DEG = 64.0  # a typical tablet / USB camera, when the view is too square-on to tell
 
 
@@ -290,6 +290,14 @@ def face_px(view: TopView, table_point: Sequence[float]) -> float:
     ends = view.to_image([(x - h * u[0], y - h * u[1]), (x + h * u[0], y + h * u[1]),
                           (x + h * u[1], y - h * u[0]), (x - h * u[1], y + h * u[0])])
     return float(min(np.linalg.norm(ends[1] - ends[0]), np.linalg.norm(ends[3] - ends[2])))
+
+
+def die_extent(view: TopView, table_point: Sequence[float]) -> FloatArray:
+    """Where a die standing on `table_point` (mm) can show in the frame, whichever way it is turned: the
+    corners (frame px) of the squares its turning sweeps at the table and at its top face's height."""
+    sq = _unit() * DIE_MM * math.sqrt(2.0) + np.asarray(table_point, np.float64)
+    floor = cv2.perspectiveTransform(sq.reshape(-1, 1, 2), np.linalg.inv(view.image_to_table)).reshape(-1, 2)
+    return np.vstack([view.to_image(sq), np.asarray(floor, np.float64)])
 
 
 def face_outline(view: TopView, table_point: Sequence[float], yaw: float = 0.0) -> FloatArray:
