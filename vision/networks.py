@@ -3,7 +3,7 @@
 The same `.onnx` files run in all three and give the same numbers to about 1e-5 in floating point. On a CPU
 OpenCV's module is the slowest (ONNX Runtime ran the float finder 1.4-2x and a batch of 20 die crops 3x as
 fast, 2026-11-22), and both other runtimes run the networks' 8-bit twins (`vision.dice.finder_model`,
-`value_models`; docs/dice-model.md). Which is faster depends on the job (session 8, `Job`): OpenVINO runs
+`value_models`; docs/dice-model.md). Which is faster depends on the job (`Job`): OpenVINO runs
 the finder on a table's view 1.4-2x as fast again as ONNX Runtime once it has seen the view's size, but
 costs more per call, so ONNX Runtime runs the value networks' small batches of die crops faster (0.9
 against 1.4 ms a batch). So by default each job runs in the faster of the two that is installed, and in

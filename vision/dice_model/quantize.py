@@ -10,7 +10,7 @@ reads the tables, `PHOTOS` the photos) is given is kept (never the held-out phot
 seeds). Each network's first convolution
 and its last layer stay in floating point: they are cheap, the first sees the image itself and the last
 gives the scores (the finder's first in 8 bits was 10-15 % faster in OpenVINO but misread more dice:
-docs/dice-model.md, session 10). Needs the `train` extra (onnx) and onnxruntime.
+docs/dice-model.md, "Tried and left"). Needs the `train` extra (onnx) and onnxruntime.
 
 ONNX Runtime runs the finder's twin 1.5-2.3x and the value networks' 1.4-1.7x as fast as the float ones on a
 CPU with 8-bit dot products (x86 VNNI, Arm's dot-product extension); OpenCV's DNN module keeps the float
