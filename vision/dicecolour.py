@@ -4,7 +4,7 @@ against every player's model at play.
 A player's dice are one physical kind: a body of one colour or several (swirled, marbled) and pips of one
 colour, which may be another player's colour (a green die with yellow pips). A `DieModel` is the colours of
 its measured faces, white-balanced Lab, each with the share of the faces it covered and whether it is the
-pips' (for what the players are shown). A face is scored against a model in two passes:
+pips' (for what the players are shown). A face is scored against a model in three parts:
 
 1. the face's light against the model's: each pixel's nearest colour of the model by the shade-tolerant
    `lab_distance`, then the face's pixels' luminance over their colours' (a die in a lamp's fall-off, a
@@ -15,6 +15,9 @@ pips' (for what the players are shown). A face is scored against a model in two 
    model's main one may explain at most its measured share plus `SHARE_SLACK`, and never more than
    `MAX_MINOR` of the face; each unit beyond costs `EXCESS_PENALTY`: a yellow die is not the green die with
    yellow pips, an ivory die with black pips not the black die with white pips.
+3. which way round body and pips are: a face split in two by lightness must hold enough of itself on the
+   side the model's body was measured on (`DieModel.dark`, `DARK_SPLIT`, `POLAR_COST`): a black die with
+   white pips and a white die with black pips have the same two colours, but the body is most of a face.
 
 `vision.calibration.ColourCalibration.name_faces` names a face only when one model scores within its
 threshold and clearly better than the runner-up.
@@ -60,6 +63,18 @@ SHARE_SLACK = 0.3
 MAX_MINOR = 0.5
 MAX_PIPS = 0.4
 EXCESS_PENALTY = 40.0
+# Which way round body and pips are in lightness (`lightness_split`): a model whose measured pixels split into
+# a darker and a lighter group at least POLAR_CONTRAST apart in L, with at least POLAR_CLEAR more than half of
+# them on one side, has its body on that side (`DieModel.dark`). A face that splits so too must have at least
+# DARK_SPLIT of its pixels on the dark side for a dark body, at most that for a light one, each unit beyond
+# costing POLAR_COST: a black die with white pips is mostly dark, a white die with black pips mostly light,
+# whatever the light. (Under a half: blur spreads light pips over a dark body in lightness, L being steeper
+# in the dark; on the realism renderer's dev tables black dice's sixes split 0.50-0.60 dark, white dice's
+# faces at most 0.39.)
+POLAR_CONTRAST = 25.0
+POLAR_CLEAR = 0.1
+DARK_SPLIT = 0.45
+POLAR_COST = 200.0
 # Fitting: clusters of at least MIN_CLUSTER of the measured pixels, at least MIN_APART from one another, found
 # with lightness weighed FIT_L_WEIGHT (a face's shading spreads its lightness more than its hue).
 MIN_CLUSTER = 0.03
@@ -204,6 +219,9 @@ class DieModel:
     colours: tuple[DieColour, ...]
     spread: float = 0.0
     dice: int = 1
+    # the share of the measured pixels on the dark side of their lightness split, when they split clearly
+    # (`POLAR_CONTRAST`, `POLAR_CLEAR`): over a half, a dark body with light pips; under, the other way
+    dark: float | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.colours) <= MAX_COLOURS + len(NEUTRAL_PIPS):
@@ -214,8 +232,11 @@ class DieModel:
             raise CalibrationError(f"a die model's spread must be a number >= 0, got {self.spread!r}")
         if not (isinstance(self.dice, int) and self.dice >= 1):
             raise CalibrationError(f"a die model is measured on 1 die or more, got {self.dice!r}")
+        if self.dark is not None and not (math.isfinite(self.dark) and 0.0 <= self.dark <= 1.0):
+            raise CalibrationError(f"a die model's dark share must be within 0..1, got {self.dark!r}")
         object.__setattr__(self, "colours", tuple(self.colours))
         object.__setattr__(self, "spread", float(self.spread))
+        object.__setattr__(self, "dark", None if self.dark is None else float(self.dark))
 
     @classmethod
     def plain(cls, body: Sequence[float], pips: Sequence[Lab] = NEUTRAL_PIPS) -> DieModel:
@@ -242,6 +263,7 @@ class DieModel:
             "colours": [c.to_json() for c in self.colours],
             "spread": round(self.spread, 2),
             "dice": self.dice,
+            **({} if self.dark is None else {"dark": round(self.dark, 3)}),
         }
 
     @classmethod
@@ -251,9 +273,13 @@ class DieModel:
         colours, spread, dice = obj.get("colours"), obj.get("spread", 0.0), obj.get("dice", 1)
         if not isinstance(colours, list) or not colours:
             raise CalibrationError(f"a die model needs a list of 'colours', got {obj!r:.80}")
+        dark = obj.get("dark")
         if not isinstance(spread, int | float) or not isinstance(dice, int):
             raise CalibrationError(f"a die model's spread and dice must be numbers, got {obj!r:.80}")
-        return cls(tuple(DieColour.from_json(c) for c in colours), float(spread), dice)
+        if dark is not None and not isinstance(dark, int | float):
+            raise CalibrationError(f"a die model's dark share must be a number, got {obj!r:.80}")
+        colours_ = tuple(DieColour.from_json(c) for c in colours)
+        return cls(colours_, float(spread), dice, None if dark is None else float(dark))
 
 
 # -- scoring ----------------------------------------------------------------------------------------------
@@ -268,6 +294,7 @@ class Palette:
     owner: npt.NDArray[np.intp]
     starts: npt.NDArray[np.intp]
     allowed: FloatArray
+    dark: FloatArray  # per model: `DieModel.dark`, NaN where it has none
 
     @classmethod
     def of(cls, models: Sequence[DieModel]) -> Palette:
@@ -282,6 +309,7 @@ class Palette:
             np.asarray([k for k, m in enumerate(models) for _c in m.colours], np.intp),
             np.cumsum([0] + [len(m.colours) for m in models[:-1]]).astype(np.intp),
             np.asarray(allowed, np.float32),
+            np.asarray([math.nan if m.dark is None else m.dark for m in models], np.float32),
         )
 
 
@@ -385,6 +413,49 @@ def _light(lab: FloatArray, ok: BoolArray, palette: Palette) -> tuple[FloatArray
     return light.astype(np.float32), veil.astype(np.float32)
 
 
+LIGHTNESS_BIN = 2.0
+
+
+def lightness_split(lum: FloatArray, ok: BoolArray) -> tuple[FloatArray, FloatArray]:
+    """Each face's usable pixels (n x P lightness, n x P usable) split in two by lightness (Otsu, on
+    `LIGHTNESS_BIN` bins): the share on the dark side, and how far apart the two sides' means lie (0 for a
+    face of one lightness; the share NaN for one with fewer than two usable pixels)."""
+    n = lum.shape[0]
+    bins = int(100 / LIGHTNESS_BIN) + 1
+    idx = np.clip(lum / LIGHTNESS_BIN, 0, bins - 1).astype(np.intp) + np.arange(n)[:, None] * bins
+    w = ok.astype(np.float64)
+    counts = np.bincount(idx.ravel(), w.ravel(), n * bins).reshape(n, bins)
+    sums = np.bincount(idx.ravel(), (w * lum).ravel(), n * bins).reshape(n, bins)
+    c0, s0 = np.cumsum(counts, axis=1)[:, :-1], np.cumsum(sums, axis=1)[:, :-1]
+    total, whole = counts.sum(axis=1, keepdims=True), sums.sum(axis=1, keepdims=True)
+    c1 = total - c0
+    split = (c0 > 0) & (c1 > 0)
+    gap = np.where(split, (whole - s0) / np.where(split, c1, 1) - s0 / np.where(split, c0, 1), 0.0)
+    k = np.argmax(c0 * c1 * gap * gap, axis=1)
+    rows = np.arange(n)
+    dark = np.where(total[:, 0] >= 2, c0[rows, k] / np.maximum(total[:, 0], 1), math.nan)
+    return dark.astype(np.float32), gap[rows, k].astype(np.float32)
+
+
+def polar_dark(pixels: FloatArray) -> float | None:
+    """`DieModel.dark` of measured pixels (N x 3 Lab): their dark side's share when they split clearly."""
+    dark, gap = lightness_split(pixels[None, :, 0], np.ones((1, len(pixels)), bool))
+    d = float(dark[0])
+    return d if float(gap[0]) >= POLAR_CONTRAST and abs(d - 0.5) >= POLAR_CLEAR else None
+
+
+def _polar_cost(faces: FaceSamples, palette: Palette) -> FloatArray:
+    """What each face (n) pays against each model (K) for too little of it on the model's body's side of
+    its lightness split (`BODY_SIDE`): n x K."""
+    dark, gap = lightness_split(faces.lab[..., 0], faces.ok)
+    body_dark = palette.dark[None, :] > 0.5
+    short = np.where(body_dark, DARK_SPLIT - dark[:, None], dark[:, None] - DARK_SPLIT)
+    short = np.maximum(0.0, short)
+    known = ~np.isnan(palette.dark)[None, :] & (gap >= POLAR_CONTRAST)[:, None] & ~np.isnan(short)
+    out: FloatArray = np.where(known, POLAR_COST * short, 0.0).astype(np.float32)
+    return out
+
+
 def score_faces(faces: FaceSamples, palette: Palette) -> FaceScores:
     """Every face against every model at once (the module docstring). Arrays run colour by colour
     (m x n x P) so that each model's run of colours reduces along the first axis, contiguously; the light
@@ -410,7 +481,7 @@ def score_faces(faces: FaceSamples, palette: Palette) -> FaceScores:
     share = ((d2 <= nearest[palette.owner]) & ok).sum(axis=2) / per  # m x n
     excess = np.add.reduceat(np.maximum(0.0, share - palette.allowed[:, None]), palette.starts, axis=0)
     light_cost = LIGHT_COST * np.maximum(0.0, np.abs(np.log(light)) - math.log(LIGHT_FREE))
-    score = (fit + EXCESS_PENALTY * excess + light_cost + VEIL_COST * veil).T
+    score = (fit + EXCESS_PENALTY * excess + light_cost + VEIL_COST * veil).T + _polar_cost(faces, palette)
     none = (usable == 0)[:, None]
     return FaceScores(
         np.where(none, np.inf, score).astype(np.float32),
@@ -519,4 +590,4 @@ def fit_model(pixels: FloatArray, dice: int = 1) -> FittedModel:
     rank = np.empty(k, np.intp)
     rank[order] = np.arange(k)
     spread = float(np.median(pixel_distances(pixels, centres).min(axis=1)))
-    return FittedModel(DieModel(colours, spread, dice), rank[labels])
+    return FittedModel(DieModel(colours, spread, dice, polar_dark(pixels)), rank[labels])
