@@ -1,10 +1,13 @@
 """Engine actions and events in words, for buttons and the history ("Ann advanced 4 knights into the Fort of
 Gien — battle"). Short, in the active language; every game noun (places, cards, artefacts, players) through
-the `Translator`'s nouns, so a Dutch or Swedish line has no English name in it."""
+the `Translator`'s nouns, so a Dutch or Swedish line has no English name in it. A button says its move's
+prompt, declared with the move in the engine (`Move.prompt`) and translated here by its English template."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from companion.engine_text import EngineText
 from companion.i18n import Translator
@@ -13,7 +16,14 @@ from engine import events as ev
 from engine.catalogue import ArtefactSpec, ArtefactType, CardSpec, CastleSpec, LakeSpec, TerritorySpec
 from engine.colours import Colour
 from engine.gamedata import GameData
+from engine.moves import Slot, placeholders
+from engine.rules import MOVE_OF
 from engine.state import GameState
+
+# The gettext context of the moves' prompts: each prompt's English template is its msgid.
+PROMPT_CONTEXT = "move"
+_SLOT = re.compile(r"\{(\w+):\w+\}")
+_FIELD = re.compile(r"\{(\w+)\}")
 
 
 class Describer:
@@ -81,53 +91,30 @@ class Describer:
     # ------------------------------------------------------------------------------------- option labels
 
     def option(self, a: A.Action) -> str:
-        t = self.tr
-        match a:
-            case A.Advance():
-                return t("{n} into {place}").format(n=a.knights, place=self.place(a.target))
-            case A.Redistribute():
-                if not a.layout:
-                    return t("Leave knights as they are")
-                return t("Move to: {layout}").format(layout=self._layout(a.layout))
-            case A.PlayCallToArms():
-                return t("Call to arms (+2 knights)")
-            case A.PlayTacticalAdvance():
-                return t("Tactical advance")
-            case A.UseCrown():
-                return t("Use crown") + (f" → {self.name(a.affected)}" if a.affected is not None else "")
-            case A.SkipAdvance():
-                return t("No advance")
-            case A.EndTurn():
-                return t("End turn")
-            case A.PlayFracture():
-                return t("Fracture {artefact}").format(artefact=self.artefact(a.target))
-            case A.PassFracture():
-                return t("No fracture")
-            case A.PassFractureRound():
-                if a.upto is None:
-                    return t("Nobody else plays a fracture card")
-                return t("Nobody plays a fracture card before {name}").format(name=self.name(a.upto))
-            case A.DeclareAuthority():
-                return t("Drew authority") if a.drawn else t("No authority drawn")
-            case A.PlayConflict():
-                return self.card(a.card) if a.card is not None else t("No conflict card (0)")
-            case A.PlaySupport():
-                return " + ".join(self.card(c) for c in a.cards) if a.cards else t("No more support")
-            case A.Equalise():
-                return t("Battle as equals") if a.use else t("Keep my knights")
-            case A.DiscardCard() | A.DiscardRandom():
-                return t("Discard {card}").format(card=self.card(a.card)) if a.card else t("Keep my cards")
-            case A.RollDice():
-                return t("Dice: {values}").format(values=" ".join(map(str, a.values)))
-            case A.DestroyArtefact():
-                return t("Destroy {artefact}").format(artefact=self.artefact(a.artefact))
-            case A.ReturnCard():
-                return t("Return {card}").format(card=self.card(a.card))
-            case A.ProsperityChoice():
-                return t("Discard the top card") if a.discard else t("Leave the top card")
-            case A.ArrangeTop():
-                return t("Cards put back")
-        return str(a.TYPE).replace("_", " ")
+        """The button that offers `a`: its move's prompt (`engine.moves.Prompt`, declared with the move) in
+        the active language, each placeholder's value put into words by its kind."""
+        template = self.tr.p(PROMPT_CONTEXT, MOVE_OF[type(a)].prompt.template(a))
+        parts = {name: self._value(slot, getattr(a, name)) for name, slot in placeholders(template)}
+        plain = _SLOT.sub(r"{\1}", template)  # "{target:place}" -> "{target}", as `fitted` reads them
+        return _FIELD.sub(lambda m: parts[m.group(1)], self.tr.fitted(plain, parts))
+
+    def _value(self, slot: Slot, value: Any) -> str:
+        match slot:
+            case Slot.PLACE:
+                return self.place(value)
+            case Slot.PLAYER:
+                return self.name(value)
+            case Slot.CARD:
+                return self.card(value)
+            case Slot.CARDS:
+                return " + ".join(self.card(c) for c in value)
+            case Slot.ARTEFACT:
+                return self.artefact(value)
+            case Slot.LAYOUT:
+                return self._layout(value)
+            case Slot.DICE:
+                return " ".join(map(str, value))
+        return str(value)
 
     def _layout(self, layout: Iterable[tuple[str, int]]) -> str:
         return ", ".join(f"{self.place(loc)} {n}" for loc, n in layout)

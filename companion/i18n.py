@@ -8,9 +8,10 @@ a Dutch or Swedish name instead, so that no English game noun is left on a Dutch
 Game nouns are translated in one place, here, keyed by what they are (gettext contexts, `Translator.p`):
 catalogue names by their English default name ("card" "Ambush"), territory names by their pattern
 ("territory" "Forest of {place}", so an owner's own "Forest of Nevers" is translated too), kinds, artefact
-types and colours by their English word. The engine stays in English; the app's describer (`describe.py`) and
-session ask the `Translator` for every noun they show. A name the catalogs do not know (an owner's own name
-for a tile) is shown as the owner wrote it.
+types and colours by their English word, the moves' prompts (`engine.moves.Prompt`) by their English
+template ("move" "{knights} into {target:place}"). The engine stays in English; the app's describer
+(`describe.py`) and session ask the `Translator` for every noun they show. A name the catalogs do not know
+(an owner's own name for a tile) is shown as the owner wrote it.
 
 Grammar that depends on the value a field gets is the Translator's too: a Swedish message's `format` writes
 the genitive of a name ending in s, x or z without another s ("Hans borg", `SwedishMessage`).

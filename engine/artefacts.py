@@ -35,7 +35,7 @@ from engine.decisions import (
     VitalityRedistribution,
 )
 from engine.knights import gain_castle, lose_in_territory
-from engine.moves import OPEN_STEPS, Move, on_turn_only, waiting_first
+from engine.moves import OPEN_STEPS, Move, Prompt, on_turn_only, waiting_first
 from engine.rulebook import Rule
 from engine.state import ArtefactHolding, GameState, defender_knights
 from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
@@ -635,14 +635,29 @@ PLAY_FRACTURE = Move(
         "A fracture card cannot be played between your redistribution and your advance.",
         Rule.FRACTURE,
     ),
-    answers=FractureWindow,
+    prompt=Prompt("Fracture {target:artefact}"), answers=FractureWindow,
     on_turn=OPEN_STEPS,
 )
 PASS_FRACTURE = Move(
-    A.PassFracture, _check_pass, _pass_fracture, _pass_options, _no_window, answers=FractureWindow
+    A.PassFracture,
+    _check_pass,
+    _pass_fracture,
+    _pass_options,
+    _no_window,
+    prompt=Prompt("No fracture"),
+    answers=FractureWindow,
 )
 PASS_FRACTURE_ROUND = Move(
-    A.PassFractureRound, _check_pass_round, _pass_fracture_round, _pass_round_options, _no_window,
+    A.PassFractureRound,
+    _check_pass_round,
+    _pass_fracture_round,
+    _pass_round_options,
+    _no_window,
+    prompt=Prompt(
+        "Nobody plays a fracture card before {upto:player}",
+        absent="Nobody else plays a fracture card",
+        when="upto",
+    ),
     answers=FractureWindow,
 )
 USE_CROWN = Move(
@@ -656,21 +671,33 @@ USE_CROWN = Move(
         "Crowns cannot be used between your redistribution and your advance.",
         Rule.CROWNS,
     ),
-    on_turn=OPEN_STEPS,
+    prompt=Prompt("Use crown → {affected:player}", absent="Use crown", when="affected"), on_turn=OPEN_STEPS,
 )
 EQUALISE = Move(
-    A.Equalise, _check_equalise, _equalise, _equalise_options, _equalise_not_now, answers=SceptreChoice
+    A.Equalise,
+    _check_equalise,
+    _equalise,
+    _equalise_options,
+    _equalise_not_now,
+    prompt=Prompt("Battle as equals", absent="Keep my knights", when="use"),
+    answers=SceptreChoice,
 )
 ARRANGE_TOP = Move(
     A.ArrangeTop, _check_arrange, _arrange, _arrange_options, _only_after("Crown of Insight"),
-    answers=InsightArrangement,
+    prompt=Prompt("Cards put back"), answers=InsightArrangement,
 )
 RETURN_CARD = Move(
-    A.ReturnCard, _check_return, _return, _return_options, _only_after("Crown of Order"), answers=OrderReturn
+    A.ReturnCard,
+    _check_return,
+    _return,
+    _return_options,
+    _only_after("Crown of Order"),
+    prompt=Prompt("Return {card:card}"),
+    answers=OrderReturn,
 )
 DESTROY_ARTEFACT = Move(
     A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, _only_after("Crown of Corruption"),
-    answers=CorruptionTarget,
+    prompt=Prompt("Destroy {artefact:artefact}"), answers=CorruptionTarget,
 )
 PROSPERITY_CHOICE = Move(
     A.ProsperityChoice,
@@ -678,6 +705,7 @@ PROSPERITY_CHOICE = Move(
     _prosperity,
     _prosperity_options,
     _only_after("Crown of Prosperity"),
+    prompt=Prompt("Discard the top card", absent="Leave the top card", when="discard"),
     answers=ProsperityChoiceWindow,
 )
 

@@ -32,7 +32,7 @@ from engine.catalogue import Ability, ArtefactType, CardKind
 from engine.colours import Colour
 from engine.decisions import ConflictCards, DicePurpose, DiceRoll, FractureMoment, SupportTurns
 from engine.knights import lose_in_territory, retreat
-from engine.moves import Move, waiting_first
+from engine.moves import Move, Prompt, waiting_first
 from engine.rulebook import Rule, Step
 from engine.state import (
     Battle,
@@ -570,12 +570,32 @@ def _support_not_now(s: GameState, a: A.PlaySupport) -> Verdict:
     return refuse(Reason.WRONG_STEP, sentence, Rule.BATTLE_5)
 
 
-ROLL_DICE = Move(A.RollDice, _check_dice, _rolled, _dice_options, _dice_not_now, answers=DiceRoll)
+ROLL_DICE = Move(
+    A.RollDice,
+    _check_dice,
+    _rolled,
+    _dice_options,
+    _dice_not_now,
+    prompt=Prompt("Dice: {values:dice}"),
+    answers=DiceRoll,
+)
 PLAY_CONFLICT = Move(
-    A.PlayConflict, _check_conflict, _conflict, _conflict_options, _conflict_not_now, answers=ConflictCards
+    A.PlayConflict,
+    _check_conflict,
+    _conflict,
+    _conflict_options,
+    _conflict_not_now,
+    prompt=Prompt("{card:card}", absent="No conflict card (0)", when="card"),
+    answers=ConflictCards,
 )
 PLAY_SUPPORT = Move(
-    A.PlaySupport, _check_support, _support_played, _support_options, _support_not_now, answers=SupportTurns
+    A.PlaySupport,
+    _check_support,
+    _support_played,
+    _support_options,
+    _support_not_now,
+    prompt=Prompt("{cards:cards}", absent="No more support", when="cards"),
+    answers=SupportTurns,
 )
 
 

@@ -14,7 +14,7 @@ from engine.catalogue import CardKind
 from engine.colours import Colour
 from engine.decisions import AuthorityDraw, OptionalDiscard, RandomDiscard
 from engine.knights import gain_castle
-from engine.moves import OPEN_STEPS, Move, on_turn_only, waiting_first
+from engine.moves import OPEN_STEPS, Move, Prompt, on_turn_only, waiting_first
 from engine.rulebook import Rule
 from engine.state import GameState, Knowledge
 from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
@@ -310,7 +310,7 @@ CALL_TO_ARMS = Move(
         "A call to arms cannot be played between your redistribution and your advance.",
         Rule.RESOURCES,
     ),
-    on_turn=OPEN_STEPS,
+    prompt=Prompt("Call to arms (+2 knights)"), on_turn=OPEN_STEPS,
 )
 
 
@@ -346,7 +346,7 @@ TACTICAL_ADVANCE = Move(
         "A tactical advance cannot be played between your redistribution and your advance.",
         Rule.RESOURCES,
     ),
-    on_turn=OPEN_STEPS,
+    prompt=Prompt("Tactical advance"), on_turn=OPEN_STEPS,
 )
 
 
@@ -383,7 +383,7 @@ def _authority_not_now(s: GameState, a: A.DeclareAuthority) -> Verdict:
 
 DECLARE_AUTHORITY = Move(
     A.DeclareAuthority, _check_authority, _authority, _authority_options, _authority_not_now,
-    answers=AuthorityDraw,
+    prompt=Prompt("Drew authority", absent="No authority drawn", when="drawn"), answers=AuthorityDraw,
 )
 
 
@@ -418,7 +418,13 @@ def _discard_not_now(s: GameState, a: A.DiscardCard) -> Verdict:
 
 
 DISCARD_CARD = Move(
-    A.DiscardCard, _check_discard, _discard, _discard_options, _discard_not_now, answers=OptionalDiscard
+    A.DiscardCard,
+    _check_discard,
+    _discard,
+    _discard_options,
+    _discard_not_now,
+    prompt=Prompt("Discard {card:card}", absent="Keep my cards", when="card"),
+    answers=OptionalDiscard,
 )
 
 
@@ -454,7 +460,7 @@ DISCARD_RANDOM = Move(
     _random_discard,
     _random_discard_options,
     _random_discard_not_now,
-    answers=RandomDiscard,
+    prompt=Prompt("Discard {card:card}"), answers=RandomDiscard,
 )
 
 

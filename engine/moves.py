@@ -3,12 +3,19 @@
 Each topic module (cards, artefacts, battle, turn) declares the moves it owns as `Move` records; the referee
 (`engine.rules`) reads only these declarations, like boardgame.io's game object, so a move is changed in one
 place.
+
+A move's `prompt` is how a player is offered it, in English, as data: a template whose placeholders name the
+action's fields and say what kind of value each holds (`"{knights} into {target:place}"`). The app looks the
+template up in its catalogues (it is the msgid) and puts each value into words by its kind; the engine knows
+nothing of languages or screens.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import Enum
 from typing import Generic, TypeVar
 
 from engine.actions import Action
@@ -22,6 +29,45 @@ A = TypeVar("A", bound=Action)
 D = TypeVar("D", bound=Decision | None)
 
 
+class Slot(Enum):
+    """What kind of value a prompt's placeholder holds, so the app knows how to say it."""
+
+    NUMBER = "number"  # an int, as it is (the default: "{knights}")
+    PLACE = "place"  # a territory, castle or lake id
+    PLAYER = "player"  # a Colour: the player's name
+    CARD = "card"  # a card id (None: no card)
+    CARDS = "cards"  # a tuple of card ids
+    ARTEFACT = "artefact"  # an artefact id
+    LAYOUT = "layout"  # a redistribution's (place id, knights) pairs
+    DICE = "dice"  # a tuple of die values
+
+
+_PLACEHOLDER = re.compile(r"\{(?P<name>\w+)(?::(?P<slot>\w+))?\}")
+
+
+def placeholders(template: str) -> tuple[tuple[str, Slot], ...]:
+    """The fields a template names, with their kinds: `"{knights} into {target:place}"` ->
+    `(("knights", Slot.NUMBER), ("target", Slot.PLACE))`. Raises ValueError for an unknown kind."""
+    return tuple((m["name"], Slot(m["slot"] or Slot.NUMBER.value)) for m in _PLACEHOLDER.finditer(template))
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """How a move is offered to a player, in English: `text`, or `absent` for an action whose field `when`
+    is empty, None or False ("Discard {card:card}" / "Keep my cards" by `DiscardCard.card`)."""
+
+    text: str
+    absent: str = ""
+    when: str = ""
+
+    def template(self, action: Action) -> str:
+        """The template that says `action`."""
+        return self.absent if self.when and not getattr(action, self.when) else self.text
+
+    def templates(self) -> tuple[str, ...]:
+        return (self.text, self.absent) if self.when else (self.text,)
+
+
 @dataclass(frozen=True, slots=True)
 class Move(Generic[A, D]):
     """One kind of action.
@@ -33,6 +79,7 @@ class Move(Generic[A, D]):
     - `options(state, decision)`: the legal ones, lazily, for the player(s) who may play it now.
     - `not_now(state, action)`: the most specific rule against it when it cannot be played at this point of
       the game at all, by anyone.
+    - `prompt`: how a player is offered it (a `Prompt`: English templates naming the action's fields).
     - `answers`: the class of decision it answers (None: none).
     - `on_turn`: the steps of the turn in which the player whose turn it is may play it while nothing is
       waiting (empty: never).
@@ -43,8 +90,17 @@ class Move(Generic[A, D]):
     effect: Callable[[Work, A, D], None]
     options: Callable[[GameState, D], Iterable[A]]
     not_now: Callable[[GameState, A], Verdict]
+    prompt: Prompt
     answers: type[Decision] | None = None
     on_turn: frozenset[TurnStep] = frozenset()
+
+    def __post_init__(self) -> None:
+        names = {f.name for f in fields(self.action)}
+        wanted = [name for t in self.prompt.templates() for name, _slot in placeholders(t)]
+        wanted += [self.prompt.when] if self.prompt.when else []
+        unknown = [name for name in wanted if name not in names]
+        if unknown:
+            raise ValueError(f"{self.action.__name__}'s prompt {self.prompt!r} names no field {unknown}")
 
 
 # The steps of a turn in which nothing is waiting for a decision (steps 2-3 and 7-8, and 5 after a

@@ -76,7 +76,16 @@ def _nouns() -> set[str]:
     out |= {key(engine_text.CONTEXT, t) for t in (*engine_text.SENTENCES, *engine_text.PHRASES)}
     declared = (*engine_text.action_phrases(), *engine_text.citation_sections())  # by the engine itself
     out |= {key(engine_text.CONTEXT, t) for t in declared}
+    out |= prompts()
     return out
+
+
+def prompts() -> set[str]:
+    """The moves' prompts, declared with each move in the engine (`Move.prompt`)."""
+    from companion.describe import PROMPT_CONTEXT
+    from engine.rules import MOVES
+
+    return {key(PROMPT_CONTEXT, t) for m in MOVES for t in m.prompt.templates()}
 
 
 def _unquote(text: str) -> str:

@@ -1,0 +1,64 @@
+"""Each move's prompt (`Move.prompt`): declared with the move, naming only fields of its action class."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import fields
+from typing import Any
+
+import pytest
+
+from engine import actions as A
+from engine.actions import ACTION_TYPES
+from engine.colours import Colour
+from engine.moves import Move, Prompt, Slot, placeholders
+from engine.rules import MOVE_OF, MOVES
+
+# The field types each kind of placeholder can say.
+_TYPES: dict[Slot, tuple[object, ...]] = {
+    Slot.NUMBER: (int,),
+    Slot.PLACE: (str,),
+    Slot.ARTEFACT: (str,),
+    Slot.CARD: (str, str | None),
+    Slot.PLAYER: (Colour, Colour | None),
+    Slot.CARDS: (tuple[str, ...],),
+    Slot.DICE: (tuple[int, ...],),
+    Slot.LAYOUT: (tuple[tuple[str, int], ...],),
+}
+
+
+def test_every_action_class_has_one_move_with_a_prompt() -> None:
+    assert set(MOVE_OF) == set(ACTION_TYPES.values()) and len(MOVES) == len(MOVE_OF)
+    for move in MOVES:
+        assert isinstance(move.prompt, Prompt) and move.prompt.text.strip(), move.action
+        assert bool(move.prompt.when) == bool(move.prompt.absent), move.prompt  # both or neither
+
+
+@pytest.mark.parametrize("move", MOVES, ids=lambda m: m.action.__name__)
+def test_every_placeholder_names_a_field_of_its_action_of_a_type_its_kind_says(move: Move[Any, Any]) -> None:
+    hints = typing.get_type_hints(move.action)
+    names = {f.name for f in fields(move.action)}
+    for template in move.prompt.templates():
+        for name, slot in placeholders(template):
+            assert name in names and name != "player", (template, name)
+            assert hints[name] in _TYPES[slot], (template, name, hints[name])
+    if move.prompt.when:
+        assert move.prompt.when in names
+
+
+def test_a_placeholder_kinds_and_the_template_an_action_gets() -> None:
+    assert placeholders("{knights} into {target:place}") == (("knights", Slot.NUMBER), ("target", Slot.PLACE))
+    with pytest.raises(ValueError, match="'colour'"):
+        placeholders("{target:colour}")
+    prompt = MOVE_OF[A.DiscardCard].prompt
+    assert prompt.template(A.DiscardCard(Colour.RED, "C04")) == "Discard {card:card}"
+    assert prompt.template(A.DiscardCard(Colour.RED, None)) == "Keep my cards"
+    assert MOVE_OF[A.Equalise].prompt.template(A.Equalise(Colour.RED, False)) == "Keep my knights"
+
+
+def test_a_move_whose_prompt_names_no_field_of_its_action_is_refused_where_it_is_declared() -> None:
+    m = MOVE_OF[A.Advance]
+    with pytest.raises(ValueError, match=r"Advance's prompt .* names no field \['castle'\]"):
+        Move(A.Advance, m.check, m.effect, m.options, m.not_now, Prompt("{castle} into {target:place}"))
+    with pytest.raises(ValueError, match=r"names no field \['amount'\]"):
+        Move(A.Advance, m.check, m.effect, m.options, m.not_now, Prompt("x", "y", when="amount"))
