@@ -563,6 +563,13 @@ class FittedModel:
     labels: npt.NDArray[np.intp]  # over the pixels given, in order: an index into `model.colours`
 
 
+def _body_one_side(lightness: FloatArray, pips: int) -> bool:
+    """Whether every colour but the pips' is at least `POLAR_CONTRAST` darker than the pips, or every one
+    that much lighter."""
+    body = np.delete(lightness, pips) - lightness[pips]
+    return bool((body <= -POLAR_CONTRAST).all() or (body >= POLAR_CONTRAST).all())
+
+
 def fit_model(pixels: FloatArray, dice: int = 1) -> FittedModel:
     """A die model from measured faces' usable pixels (N x 3, balanced Lab, `dice` dice): its colours are
     the clusters of the pixels, the largest the main body colour; the pips' colour is the one farthest from
@@ -590,4 +597,7 @@ def fit_model(pixels: FloatArray, dice: int = 1) -> FittedModel:
     rank = np.empty(k, np.intp)
     rank[order] = np.arange(k)
     spread = float(np.median(pixel_distances(pixels, centres).min(axis=1)))
-    return FittedModel(DieModel(colours, spread, dice, polar_dark(pixels)), rank[labels])
+    # Which side of a lightness split is the body means something only where every body colour lies on one
+    # side of the pips' lightness: a body swirled in a light and a dark colour splits along its swirls.
+    solid = pips >= 0 and _body_one_side(centres[:, 0], pips)
+    return FittedModel(DieModel(colours, spread, dice, polar_dark(pixels) if solid else None), rank[labels])
