@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.cliargs import Parser, fail, game_database, output_file, parse, seconds, window_size
-from companion.lifetime import exit_on_sigterm
+from companion.lifetime import StopSignals, exit_on_sigterm
 from companion.pipeline import demo_config, knights_on_table, scene_spec
 from companion.session import CAMERA_MOVES
 
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
 
     app.bind(on_start=on_start)
     try:
-        app.run()
+        run_until_stopped(app)
     finally:
         if feed is not None:
             feed.stop()
@@ -290,6 +290,30 @@ def main(argv: list[str] | None = None) -> int:
         storage.close()
         tmp.cleanup()
     return 0
+
+
+STOP_POLL = 0.1  # seconds: how soon a Ctrl-C or SIGTERM stops the window
+
+
+def run_until_stopped(app: Any) -> None:
+    """`app.run()`, stopped in order by Ctrl-C or SIGTERM (`lifetime.StopSignals`: the handler only notes the
+    signal, the clock stops the app); then the command ends as the signal would have ended it."""
+    from kivy.clock import Clock
+
+    with StopSignals() as signals:
+
+        def poll(_dt: float) -> bool:
+            if signals.asked:
+                app.stop()
+                return False
+            return True
+
+        event = Clock.schedule_interval(poll, STOP_POLL)
+        try:
+            app.run()
+        finally:
+            event.cancel()
+    signals.exit()
 
 
 def camera_spec(text: str) -> str:
@@ -369,7 +393,7 @@ def main_app(argv: list[str] | None = None) -> int:
 
         Clock.schedule_once(lambda _dt: app.stop(), args.exit_after)
     try:
-        app.run()
+        run_until_stopped(app)
     finally:
         if feed is not None:
             feed.stop()

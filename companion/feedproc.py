@@ -17,9 +17,10 @@ import multiprocessing as mp
 import threading
 import time
 from collections.abc import Callable, Mapping
+from multiprocessing import resource_tracker
 from typing import Any
 
-from companion.lifetime import ctrl_c_ignored_by_children
+from companion.lifetime import ctrl_c_held_from_children
 from companion.services import FeedStatus
 
 PREVIEW_WIDTH = 960
@@ -198,7 +199,10 @@ class ProcessFeed:
             daemon=True,
             name="seneschal-camera",
         )
-        with ctrl_c_ignored_by_children():
+        # multiprocessing's resource tracker unblocks SIGINT as it starts: started first, it cannot undo
+        # the hold
+        resource_tracker.ensure_running()
+        with ctrl_c_held_from_children():
             self._proc.start()
         child.close()
         self._status, self._text = FeedStatus.STARTING, "starting the camera process"

@@ -3,9 +3,9 @@
 The app starts helpers in processes of their own: the camera reader (`companion.feedproc`) and the demo's dice
 simulator (`python -m firmware.sim`). A window closed normally stops them; a killed app (SIGKILL, a crash, the
 terminal closed) must not leave them running. On Linux each child asks the kernel for SIGTERM when its parent
-dies (`prctl(PR_SET_PDEATHSIG)`); SIGTERM sent to the app itself unwinds it like a closed window, so it stops
-them in order. Elsewhere (Android keeps one process; macOS and Windows run the demo rarely) only the orderly
-paths apply.
+dies (`prctl(PR_SET_PDEATHSIG)`); Ctrl-C or SIGTERM sent to the app itself stops it like a closed window, so
+it stops them in order. Elsewhere (Android keeps one process; macOS and Windows run the demo rarely) only the
+orderly paths apply.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import ctypes
 import os
 import signal
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -57,33 +57,78 @@ def tied_to_us(cmd: list[str]) -> list[str]:
 
 def ignore_ctrl_c() -> None:
     """In a child process: Ctrl-C in the terminal reaches every process of the group, but only the app should
-    act on it (it stops its children in order, or they die with it)."""
+    act on it (it stops its children in order, or they die with it). A Ctrl-C held back while the child
+    started (`ctrl_c_held_from_children`) is dropped with it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # not on Windows
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @contextlib.contextmanager
-def ctrl_c_ignored_by_children() -> Iterator[None]:
-    """Processes started inside start with Ctrl-C ignored (exec keeps an ignored signal ignored, and Python
-    then installs no KeyboardInterrupt for it), so a Ctrl-C during their start-up imports prints nothing.
-    Only the main thread can change a signal's handling; elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
+def ctrl_c_held_from_children() -> Iterator[None]:
+    """Processes started inside start with Ctrl-C blocked (the signal mask survives fork and exec), so a
+    Ctrl-C during their start-up imports prints nothing; they ignore it for good with `ignore_ctrl_c`. Here
+    a Ctrl-C is held, not lost: the kernel hands it to another thread or delivers it when this one
+    unblocks it. Where there are no signal masks (Windows) this does nothing."""
+    if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, before)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def exit_on_sigterm() -> None:
-    """SIGTERM (what `kill` and desktop sessions send) unwinds the app like a closed window: its `finally`
-    blocks stop the camera and the roller. Main thread only."""
+    """SIGTERM (what `kill` and desktop sessions send) unwinds the app while it starts, like a closed window:
+    its `finally` blocks stop the camera and the roller. Main thread only. Once the window runs,
+    `StopSignals` takes over."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, handler)
+
+
+class StopSignals:
+    """While the window runs, Ctrl-C (SIGINT) and SIGTERM ask the app to stop in order instead of raising
+    where the main thread happens to be: an exception raised in a finalizer that the garbage collector runs
+    there (Kivy's clipboard probe leaves `subprocess.Popen`s in a reference cycle) is printed as "Exception
+    ignored in Popen.__del__" and lost, and the app ran on. The handler only notes the signal; the app polls
+    `asked` on its clock and stops; `exit()` then ends the command as the signal would have
+    (KeyboardInterrupt, or SystemExit(128 + n)). A second Ctrl-C before the app stopped raises at once. Main
+    thread only."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._before: dict[int, Any] = {}
+
+    @property
+    def asked(self) -> bool:
+        return self.received is not None
+
+    def _handler(self, signum: int, _frame: FrameType | None) -> None:
+        if signum == signal.SIGINT and self.received == signal.SIGINT:
+            raise KeyboardInterrupt  # Ctrl-C again: the user insists
+        self.received = signum
+
+    def __enter__(self) -> StopSignals:
+        self._before = {s: signal.signal(s, self._handler) for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for s, handler in self._before.items():
+            signal.signal(s, handler)
+
+    def exit(self) -> None:
+        """Ends the command as the signal received would have; nothing when none came."""
+        if self.received == signal.SIGINT:
+            raise KeyboardInterrupt
+        if self.received is not None:
+            raise SystemExit(128 + self.received)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.lifetime import tied_to_us
+from companion.lifetime import StopSignals, ctrl_c_held_from_children, tied_to_us
 
 ROOT = Path(__file__).resolve().parents[2]
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
@@ -55,7 +55,7 @@ def _wait(cond: Callable[[], bool], timeout: float) -> bool:
 
 PARENT = """
 import subprocess, sys, time
-from companion.lifetime import tied_to_us
+from companion.lifetime import StopSignals, ctrl_c_held_from_children, tied_to_us
 child = subprocess.Popen(tied_to_us([sys.executable, "-c", "import time; time.sleep(60)"]))
 print(child.pid, flush=True)
 time.sleep(60)
@@ -99,6 +99,61 @@ def test_die_with_parent_sees_a_parent_already_gone() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=20, check=False)
     assert proc.returncode == -signal.SIGTERM
+
+
+class _InACycle:
+    """Garbage only the cyclic collector frees (as Kivy's clipboard probe leaves its `Popen`s): its
+    finalizer is where the Ctrl-C lands."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # bytecode: the handler runs here, inside the finalizer
+            pass
+
+
+def test_a_ctrl_c_landing_in_a_finalizer_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    lost: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: lost.append(u.exc_value))
+    _InACycle()
+    gc.collect()  # the default handler raises KeyboardInterrupt in __del__: printed and swallowed
+    assert [type(e) for e in lost] == [KeyboardInterrupt]
+    with StopSignals() as signals:
+        _InACycle()
+        gc.collect()
+        assert signals.asked and len(lost) == 1  # noted, nothing raised anywhere
+    with pytest.raises(KeyboardInterrupt):
+        signals.exit()
+
+
+def test_stop_signals_note_sigterm_and_a_second_ctrl_c_raises() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    with StopSignals() as signals:
+        signal.raise_signal(signal.SIGTERM)
+        assert signals.received == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) is before
+    with pytest.raises(SystemExit) as ended:
+        signals.exit()
+    assert ended.value.code == 128 + signal.SIGTERM
+    with StopSignals() as again, pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
+        assert again.asked
+        signal.raise_signal(signal.SIGINT)
+    StopSignals().exit()  # no signal: nothing
+
+
+@linux_only
+def test_a_ctrl_c_while_children_start_is_held_not_lost() -> None:
+    with StopSignals() as signals:
+        with ctrl_c_held_from_children():
+            os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):
+            pass
+        assert signals.asked
 
 
 def _demo(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
