@@ -308,10 +308,15 @@ def _shape(field: str) -> str:
     return ".+?"
 
 
-@functools.lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+    return compile_templates(SENTENCES)
+
+
+@functools.lru_cache(maxsize=4)
+def compile_templates(templates: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+    """(template, the pattern that reads its fields, the fields' names), the most specific first."""
     out = []
-    for template in SENTENCES:
+    for template in templates:
         names = tuple(_FIELD.findall(template))
         pattern = ""
         for literal, field in zip(_FIELD.split(template)[::2], [*names, None], strict=True):
@@ -322,7 +327,8 @@ def _compiled() -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
     return tuple(out)
 
 
-def _fill(template: str, parts: dict[str, str]) -> str:
+def fill(template: str, parts: dict[str, str]) -> str:
+    """`template` with each field that `parts` names filled in (any other left as it is)."""
     return _FIELD.sub(lambda f: parts.get(f.group(1), f.group(0)), template)
 
 
@@ -359,7 +365,7 @@ class EngineText:
             if m is None:
                 continue
             parts = {name: self._part(name, m.group(name), depth + 1) for name in names}
-            return _fill(self.tr.fitted(self.tr.p(CONTEXT, template), parts), parts)
+            return fill(self.tr.fitted(self.tr.p(CONTEXT, template), parts), parts)
         return None
 
     def _part(self, field: str, text: str, depth: int) -> str:

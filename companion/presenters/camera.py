@@ -11,6 +11,7 @@ from typing import Any
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
 from companion.services import FeedStatus, MapConfirming, ReadingFeed, UiClock
+from companion.status_text import say
 from engine.colours import Colour
 
 
@@ -106,7 +107,7 @@ class CameraPresenter(Presenter):
         text = (self.status_text or "").strip()
         if text.lower() in ("", "ok", "running", "camera off", self.status.value):
             return ""
-        return text
+        return say(self.tr, text)
 
     def tone(self) -> str:
         """ "good" | "warn" | "bad" | "off", for the status light."""

@@ -14,6 +14,7 @@ from companion.errors import RollNotTakenError
 from companion.i18n import N_, Translator
 from companion.presenters.base import Presenter
 from companion.services import Roller, RollerStatus, RollResult, UiClock
+from companion.status_text import say
 from engine.colours import Colour
 
 DROPPED = N_("Button rolls that never reached the tablet: {count}. Roll those again.")
@@ -134,7 +135,8 @@ class DicePresenter(Presenter):
 
     @property
     def status_text(self) -> str:
-        return self.roller.status_text
+        """The roller's own word on its state (port, device, firmware, what went wrong), in words."""
+        return say(self.tr, self.roller.status_text)
 
     def button_rolls_dropped(self, count: int) -> None:
         """The roller made `count` button rolls that never reached the tablet (UI thread): say so."""

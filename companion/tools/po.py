@@ -52,7 +52,7 @@ def key(context: str, message: str) -> str:
 
 def _nouns() -> set[str]:
     """The game nouns: catalogue names (territories that no pattern names), patterns, kinds, types."""
-    from companion import engine_text
+    from companion import engine_text, status_text
     from companion.i18n import (
         _PATTERNS,
         ARTEFACT_TYPES,
@@ -76,6 +76,7 @@ def _nouns() -> set[str]:
     out |= {key(engine_text.CONTEXT, t) for t in (*engine_text.SENTENCES, *engine_text.PHRASES)}
     declared = (*engine_text.action_phrases(), *engine_text.citation_sections())  # by the engine itself
     out |= {key(engine_text.CONTEXT, t) for t in declared}
+    out |= {key(status_text.CONTEXT, t) for t in status_text.SENTENCES}
     out |= prompts()
     return out
 

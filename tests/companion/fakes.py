@@ -185,7 +185,7 @@ class FakeRoller:
 
     @property
     def status_text(self) -> str:
-        return "simulated roller"
+        return "simulated roller 53454e4553494d31 on /dev/pts/3, firmware 1.2"
 
     def roll(self, n: int) -> RollResult:
         self.calls.append(n)

@@ -314,3 +314,52 @@ def test_every_sentence_the_referee_says_reaches_a_dutch_table_in_dutch() -> Non
                         left[text] = said
             session.apply(choose(s, rng))
     assert left == {}
+
+
+# --- what the roller and the camera say about themselves ----------------------------------------------
+
+
+def _driver_statuses() -> list[str]:
+    """Statuses as the roller's adapters and the camera's feeds make them, and the table reader's words."""
+    from companion.feeds import VisionFeed
+    from companion.rolling import DeviceRollerAdapter, ScreenRollerAdapter, open_device_roller
+    from hardware.errors import DeviceDisconnectedError
+
+    adapter = DeviceRollerAdapter("loop://")
+
+    def unplugged(n: int, timeout: float | None = None) -> Any:
+        raise DeviceDisconnectedError("the roller was unplugged")
+
+    adapter._roller.roll = unplugged  # type: ignore[method-assign]
+    adapter.roll(2)
+    out = [ScreenRollerAdapter().status_text, open_device_roller("/dev/no-such-roller").status_text]
+    out += [adapter.status_text, VisionFeed(None, None).status_text]
+    adapter.close()
+    return [
+        *out,
+        "simulated roller 53454e4553494d31 on /dev/pts/3, firmware 1.2 "
+        "(device restarted (boot): new session)",
+        "starting the camera process",
+        "opening camera 0",
+        "frame 812 (cam0)",
+        "cannot open camera 0; retrying every 2 s",
+        "9 of 21 tiles in view; out of view: T01, T02 (3 seen that the known map cannot place yet)",
+        "the frame is black or blank: is the camera covered?",
+    ]
+
+
+def test_the_roller_and_the_camera_say_their_state_in_dutch_and_swedish() -> None:
+    from companion.status_text import is_status_sentence, say
+
+    statuses = _driver_statuses()
+    assert [s for s in statuses if not is_status_sentence(s)] == []
+    nl, sv = Translator("nl"), Translator("sv")
+    for tr in (nl, sv):
+        assert [s for s in statuses if say(tr, s) == s] == []
+    unplugged = "dobbelmachine op loop://: gesloten (op het scherm geworpen: the roller was unplugged)"
+    assert say(nl, statuses[2]) == unplugged  # the driver's own error text stays as it is
+    assert say(sv, statuses[-2]) == (
+        "9 av 21 brickor i bild; utanför bild: T01, T02 (3 sedda som den kända kartan inte kan placera än)"
+    )
+    assert say(sv, "something no template knows") == "something no template knows"
+    assert say(Translator("en"), statuses[0]) == statuses[0]
