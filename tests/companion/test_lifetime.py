@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -114,6 +114,18 @@ class _InACycle:
             pass
 
 
+@pytest.fixture
+def pythons_ctrl_c() -> Iterator[None]:
+    """Python's own Ctrl-C handler, whatever this process inherited: a job started in the background has
+    Ctrl-C ignored, and then no Ctrl-C lands anywhere."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("pythons_ctrl_c")
 def test_a_ctrl_c_landing_in_a_finalizer_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
