@@ -17,8 +17,11 @@
 
 `--hold N`: the stabiliser's hold (frames a change must be seen; the demo uses 2, `seneschal app` 5).
 `--load N` runs N busy processes beside the app during the timed run (the machine's own load is printed too).
-Diagnostics (environment variables): BENCH_PROFILE=1 profiles each frame over 50 ms; BENCH_TEXT=1 names each
-text render over 20 ms; BENCH_NO_CAMERA=1 makes the same moves with no camera process (all tapped).
+Diagnostics (environment variables): BENCH_PROFILE=1 profiles each frame over 50 ms; BENCH_FRAMES=1
+breaks each frame over 50 ms into its parts (the clock's sleep, the callbacks it ran by name, input, drawing,
+garbage collection, new label textures) and the CPU and run-queue wait of every thread of the process;
+BENCH_TEXT=1 names each text render over 20 ms; BENCH_NO_CAMERA=1 makes the same moves with no camera
+process (all tapped).
 Offscreen here means Mesa's software renderer on a shared 2-core machine.
 """
 
@@ -141,6 +144,118 @@ def _instrument(run: Run, app: Any, session: Any) -> None:
     app.camera.on_reading = on_reading
 
 
+class FrameParts:
+    """BENCH_FRAMES: `EventLoop.idle` step by step, the callbacks our clock ran, every thread's CPU."""
+
+    def __init__(self, app: Any) -> None:
+        import gc
+        import threading
+
+        from kivy.core.text import LabelBase
+
+        self.parts: dict[str, float] = {}
+        self.calls: list[tuple[str, float]] = []
+        self.gc_ms = 0.0
+        self.textures = 0
+        self._threads = threading
+        gc_start = [0.0]
+
+        def on_gc(phase: str, _info: dict[str, int]) -> None:
+            if phase == "start":
+                gc_start[0] = time.perf_counter()
+            else:
+                self.gc_ms += (time.perf_counter() - gc_start[0]) * 1000
+
+        gc.callbacks.append(on_gc)
+        real_refresh = LabelBase.refresh
+
+        def refresh(label: Any) -> Any:  # a label's text rendered into a new texture (kivytune)
+            self.textures += 1
+            return real_refresh(label)
+
+        LabelBase.refresh = refresh
+        clock, real_schedule = app.clock, app.clock.schedule_once
+
+        def schedule_once(callback: Any, timeout: float = 0) -> Any:
+            name = getattr(callback, "__qualname__", repr(callback))
+
+            def timed(dt: float) -> Any:
+                t = time.perf_counter()
+                try:
+                    return callback(dt)
+                finally:
+                    self.calls.append((name, (time.perf_counter() - t) * 1000))
+
+            return real_schedule(timed, timeout)
+
+        clock.schedule_once = schedule_once
+
+    def _sched(self) -> dict[int, tuple[str, int, int]]:
+        out = {}
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                run, wait, _n = Path(f"/proc/self/task/{tid}/schedstat").read_text().split()
+                comm = Path(f"/proc/self/task/{tid}/comm").read_text().strip()
+            except (OSError, ValueError):
+                continue
+            out[int(tid)] = (comm, int(run), int(wait))
+        return out
+
+    def frame(self) -> float:
+        """One `EventLoop.idle`, timed part by part; returns its wall time in ms (printed when over 50)."""
+        from kivy.base import EventLoop
+        from kivy.clock import Clock
+        from kivy.lang import Builder
+
+        self.parts, self.calls, self.gc_ms, self.textures = {}, [], 0.0, 0
+        before = self._sched()
+        t0 = time.perf_counter()
+        marks = [t0]
+
+        def mark(name: str) -> None:
+            marks.append(time.perf_counter())
+            self.parts[name] = self.parts.get(name, 0.0) + (marks[-1] - marks[-2]) * 1000
+
+        Clock.pre_idle()
+        ts = Clock.time()
+        current = Clock.idle()
+        mark("sleep")
+        Clock.post_idle(ts, current)
+        mark("callbacks")
+        EventLoop.dispatch_input()
+        Builder.sync()
+        mark("input")
+        Clock.tick_draw()
+        Builder.sync()
+        mark("before-draw callbacks")
+        window = EventLoop.window
+        if window and window.canvas.needs_redraw:
+            window.dispatch("on_draw")
+            mark("on_draw")
+            window.dispatch("on_flip")
+            mark("on_flip")
+        wall = (time.perf_counter() - t0) * 1000
+        if wall > 50:
+            self.report(wall, before, self._sched())
+        return wall
+
+    def report(self, wall: float, before: dict[int, Any], after: dict[int, Any]) -> None:
+        names = {t.native_id: t.name for t in self._threads.enumerate()}
+        threads = []
+        for tid, (comm, run, wait) in after.items():
+            b = before.get(tid, (comm, 0, 0))
+            cpu, queued = (run - b[1]) / 1e6, (wait - b[2]) / 1e6
+            if cpu >= 1 or queued >= 1:
+                threads.append(f"{names.get(tid, comm)} cpu {cpu:.0f} queued {queued:.0f}")
+        parts = ", ".join(f"{k} {v:.0f}" for k, v in self.parts.items())
+        calls = ", ".join(f"{n} {ms:.0f}" for n, ms in self.calls if ms >= 1)
+        print(
+            f"--- frame {wall:.0f} ms: {parts}; gc {self.gc_ms:.0f}; new textures {self.textures}; "
+            f"our callbacks: [{calls}]; threads (ms): {'; '.join(threads)}; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+
+
 def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: float) -> int:
     """The timed loop: frames, and a move every MOVE_EVERY seconds once the last one is in the game."""
     import cProfile
@@ -154,6 +269,7 @@ def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: f
 
     rng = random.Random(7)
     profile = bool(os.environ.get("BENCH_PROFILE"))
+    parts = FrameParts(app) if os.environ.get("BENCH_FRAMES") else None
     last, last_cpu = time.perf_counter(), time.process_time()
     next_move = last + 1.0
     end = last + seconds
@@ -165,7 +281,10 @@ def _play(run: Run, app: Any, session: Any, feed: Any, table: Any, *, seconds: f
         t_idle = time.perf_counter()
         if prof is not None:
             prof.enable()
-        EventLoop.idle()
+        if parts is not None:
+            parts.frame()
+        else:
+            EventLoop.idle()
         if prof is not None:
             prof.disable()
         now = time.perf_counter()

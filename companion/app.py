@@ -23,7 +23,7 @@ from companion import controls as _controls  # noqa: F401  (registers the kv cla
 from companion import widgets as _widgets  # noqa: F401
 from companion.fonts import register_default_font
 from companion.i18n import Translator
-from companion.kivytune import freeze_heap, fresh_label_textures
+from companion.kivytune import freeze_heap, fresh_label_textures, still_scroll_bars
 from companion.presenters.battle import BattlePresenter
 from companion.presenters.boxsetup import BoxSetupPresenter
 from companion.presenters.camera import CameraPresenter
@@ -132,6 +132,7 @@ class SeneschalApp(App):  # type: ignore[misc]
     def build(self) -> Root:
         register_default_font()  # before any label is drawn: the default font has every glyph we show
         fresh_label_textures()
+        still_scroll_bars()
         for path in sorted(KV_DIR.glob("*.kv")):
             Builder.unload_file(str(path))
             Builder.load_file(str(path))

@@ -313,6 +313,9 @@ class TablePresenter(Presenter):
         self._ignored_frame = frame if proposal.is_discrepancy else None
         self._proposal_serial += 1
         if self.pending is PendingState.PROPOSAL and self.auto_confirm is not None:
+            if self.auto_confirm <= 0:  # no pause: confirmed in this frame, not after one more
+                self.confirm()
+                return
             serial = self._proposal_serial
             self.clock.schedule_once(lambda _dt: self._auto(serial), self.auto_confirm)
         self.changed()

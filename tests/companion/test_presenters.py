@@ -74,6 +74,15 @@ def test_demo_auto_confirms_after_a_pause_but_not_a_superseded_proposal() -> Non
     assert s.applied == ["second"]
 
 
+def test_no_pause_confirms_in_the_frame_the_proposal_arrives() -> None:
+    s = FakeSession()
+    clock = ManualClock()
+    t = TablePresenter(s, clock, auto_confirm=0.0)
+    s.next_proposal = Proposal(options=(opt("advance", target="T03"),))
+    t.on_reading(Reading(1))
+    assert s.applied == ["advance"] and pending(t) is PendingState.NONE  # no clock tick needed
+
+
 def test_discrepancy_flow_fix_the_table() -> None:
     s = FakeSession()
     t = TablePresenter(s, ManualClock())

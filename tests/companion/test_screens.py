@@ -650,3 +650,40 @@ def _group(instructions: list[Any]) -> Any:
     for ins in instructions:
         group.add(ins)
     return group
+
+
+def test_after_a_move_the_window_stops_redrawing(app: Any) -> None:
+    """Nothing animates by itself: a scroll bar lit by new content dims in one frame, not a half-second
+    fade (each frame of which draws the whole window again: docs/performance.md)."""
+    import time
+
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+
+    app.set_language("en")
+    session = _game(app)
+    app.attach(session)
+    _settle(app)
+    drawn: list[float] = []
+
+    def flip(*_a: Any) -> None:
+        drawn.append(time.monotonic())
+
+    Window.bind(on_flip=flip)
+    try:
+        rng = random.Random(5)
+        for _ in range(3):
+            session.apply(choose(session.state, rng))
+            app.after_move()
+            moved = time.monotonic()
+            drawn.clear()
+            while time.monotonic() - moved < 1.3:  # the fade would run from 0.5 s to 1.0 s
+                EventLoop.idle()
+            late = [t for t in drawn if t - moved > 0.2]
+            assert len(drawn) >= 1 and len(late) <= 2, (len(drawn), [round(t - moved, 2) for t in late])
+    finally:
+        Window.unbind(on_flip=flip)
+    view = next(w for w in app.root.walk() if isinstance(w, ScrollView))
+    view._bind_inactive_bar_color()
+    assert list(view._bar_color) == list(view.bar_inactive_color)
