@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.engine_text import EngineText
-from companion.i18n import Translator
+from companion.i18n import N_, Translator
 from companion.presenters.base import Presenter
 from companion.services import UiClock
 
@@ -247,8 +247,13 @@ class BoxSetupPresenter(Presenter):
             text = self.tr("Measured: {colours}.").format(
                 colours=", ".join(self.tr(x.capitalize()) for x in c.measured)
             )
-            return text + (" " + "; ".join(notes) if notes else "")
+            return text + (" " + _sentence_case("; ".join(notes)) if notes else "")
         return "; ".join(notes) or self.tr("No die found on a castle.")
+
+    @staticmethod
+    def state_word(state: str) -> str:
+        """The English word (a msgid) for a colour's state (`companion.calibrate.ColourState` value)."""
+        return STATE_WORDS[state]
 
     def calibration_rows(self) -> list[tuple[str, str]]:
         """(colour value, state) for every colour of the box: a `companion.calibrate.ColourState` value
@@ -270,3 +275,19 @@ class BoxSetupPresenter(Presenter):
         """Every colour's report for the screen: state, sentences (why a measurement is refused), how many
         dice, and the picture of what was measured (PNG bytes) when there is one."""
         return self.calibration.reports
+
+
+# What the dice-colour step says of each colour (`companion.calibrate.ColourState` values).
+STATE_WORDS: dict[str, str] = {
+    "measured": N_("measured"),
+    "saved": N_("saved"),
+    "refused": N_("refused"),
+    "no-die": N_("no die"),
+    "not-in-view": N_("not in view"),
+    "not-measured": N_("not measured"),
+}
+
+
+def _sentence_case(text: str) -> str:
+    """`text` starting with a capital, as a sentence after a full stop does."""
+    return text[:1].upper() + text[1:]

@@ -134,7 +134,6 @@ class BoxSetupScreen(PreviewScreen):
 
     def _calibration(self, p: BoxSetupPresenter) -> None:
         tr = self.tr
-        states = {"measured": tr("measured"), "saved": tr("saved")}
         rows = p.calibration_rows()
         if not self.changed_key("body", ("dice", tuple(rows), self.app_ref.lang)):
             return
@@ -165,7 +164,7 @@ class BoxSetupScreen(PreviewScreen):
             good = state in ("measured", "saved")
             line.add_widget(
                 text(
-                    states.get(state, state.replace("-", " ")),
+                    tr(p.state_word(state)),
                     "body",
                     color=PALETTE.good if good else PALETTE.text_dim,
                     halign="right",

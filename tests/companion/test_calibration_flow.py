@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from companion.box import CatalogueBox
-from companion.calibrate import DieSample, load_calibration, samples_on_castles
+from companion.calibrate import ColourState, DieSample, load_calibration, samples_on_castles
+from companion.i18n import Translator
 from companion.presenters.boxsetup import BoxSetupPresenter
 from companion.services import ManualClock
 from engine.colours import Colour
@@ -285,3 +286,12 @@ def test_the_measurement_picture_reaches_the_presenter_and_a_refusal_says_why(tm
 
     picture = cv2.imdecode(np.frombuffer(reports[R].picture or b"", np.uint8), cv2.IMREAD_COLOR)
     assert picture is not None and picture.shape[0] > 100
+
+
+@pytest.mark.parametrize("lang", ["nl", "sv"])
+def test_every_colour_state_is_said_in_the_screen_s_language(lang: str) -> None:
+    """The dice-colour step's word for each colour's state, translated (it showed 'not measured' in Dutch)."""
+    tr = Translator(lang)
+    for state in ColourState:
+        word = BoxSetupPresenter.state_word(state.value)
+        assert tr(word) != word, (lang, state)
