@@ -352,7 +352,7 @@ def _name_players(
     die read from above by its rectified face, any other by its box in the frame."""
     out: dict[int, ColourMatch] = {}
     above = [k for k, d in enumerate(kept) if getattr(d[0], "face", None) is not None]
-    framed = [k for k in range(len(kept)) if k not in set(above)]
+    framed = [k for k, d in enumerate(kept) if getattr(d[0], "face", None) is None]
     faces = calibration.name_crops([kept[k][0].face for k in above], FACE_BOX, white_bgr)
     out.update(zip(above, faces, strict=True))
     boxes = calibration.name_faces(image, [kept[k][3] for k in framed], white_bgr)
