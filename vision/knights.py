@@ -20,6 +20,7 @@ a sure neighbour too close to it; *occluded* when the occluder mask (a hand, an 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -77,6 +78,10 @@ def default_dice_reader() -> DiceReader:
 def is_knight_location(location_id: str) -> bool:
     """Territories (T..) and castles (K..) hold knights; lakes never do."""
     return location_id[:1] in ("T", "K")
+
+
+def is_castle(location_id: str) -> bool:
+    return location_id[:1] == "K"
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,6 +507,11 @@ def tally(dice: Iterable[DieOnTable], seen: Iterable[str], occluded: Iterable[st
     return KnightsReading(
         knights=knights, dice=dice, seen=seen, occluded=frozenset(occluded), unsure=frozenset(unsure & seen)
     )
+
+
+def doubt(reading: KnightsReading, locations: Collection[str]) -> KnightsReading:
+    """`reading` with `locations` (those it saw) flagged unsure too."""
+    return dataclasses.replace(reading, unsure=reading.unsure | (frozenset(locations) & reading.seen))
 
 
 def merged(kept: KnightsReading, fresh: KnightsReading, looked: Collection[str]) -> KnightsReading:

@@ -56,7 +56,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -69,16 +69,21 @@ import numpy.typing as npt
 from engine.colours import Colour
 from engine.hexgrid import Hex
 from engine.reading import TableReading
+from vision import bare
 from vision.artefacts import ArtefactObservation, ArtefactTracker
+from vision.bare import BareTable
 from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
 from vision.changes import ChangeWatch
 from vision.geometry import mean_radius
 from vision.knights import (
     DiceReader,
+    DieOnTable,
     KnightsReading,
+    doubt,
     find_dice,
     in_frame_share,
+    is_castle,
     is_knight_location,
     mask_share,
     merged,
@@ -317,6 +322,8 @@ class TableReader:
         self._tracked: TrackedReader | None = None  # ... placed on the table, its pose kept
         self._conflict = ""  # why the map confirmed is not placed yet
         self._last_reading: Any = None  # the last frame's map reading with tiles (`MapView.source`)
+        self._bare: BareTable | None = None  # the knight locations' bare look (`vision.bare`), once confirmed
+        self._bare_from: _BareSource | None = None  # the last frame read whole, to learn it from
 
     @property
     def stable(self) -> TableReading:
@@ -373,6 +380,7 @@ class TableReader:
             self._conflict = ""
             self._previous = None  # the next frame is read whole
             self._watch.reset()
+            self._bare = self._bare_from.learn() if self._bare_from is not None else None
             if placed is not None:
                 self._track(placed, self._last_reading)
             else:
@@ -386,6 +394,7 @@ class TableReader:
             self._confirmed = None
             self._tracked = None
             self._conflict = ""
+            self._bare = None
 
     def _adopt(self, reading: Any) -> None:
         """Place the map confirmed by `reading` (a `vision.mapreader.MapReading`), if it agrees with it."""
@@ -477,6 +486,9 @@ class TableReader:
         self._outlines = (frame.shape, polygons, view.image_to_table)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
+        knights = self._unread(frame, view, knights, polygons, side)
+        timings["bare"] = (time.perf_counter() - t2) * 1000
+        t2 = time.perf_counter()
         mask = side.occluders
         if mask is not None:
             self._occluder_scale = side.occluder_scale
@@ -513,6 +525,24 @@ class TableReader:
         )
         self._remember(frame, result, polygons)
         return result
+
+    def _unread(
+        self, frame: Image, view: MapView, knights: KnightsReading, polygons: Mapping[str, FloatArray],
+        side: _MapSide,
+    ) -> KnightsReading:
+        """`knights` with the locations where something unread stands flagged unsure (`vision.bare`), once
+        the map is confirmed; before that, this frame is kept to learn the bare look from at confirmation."""
+        if view.image_to_table is None:
+            return knights
+        hands = side.occluders
+        if self._confirmed is None:
+            # a copy: a camera may refill the same buffer (a millisecond, and only until a game starts)
+            self._bare_from = _BareSource(frame.copy(), view.image_to_table, polygons, knights.dice, hands)
+            return knights
+        if self._bare is None:
+            self._bare = _BareSource(frame, view.image_to_table, polygons, knights.dice, hands).learn()
+            return knights
+        return _doubted(self._bare, frame, view.image_to_table, knights, hands=hands)
 
     def _placed(self, view: MapView) -> tuple[dict[Hex, str], dict[Hex, str]]:
         """The stable map, and `view`'s tiles in its numbering (`align_tiles`: only those it can place).
@@ -600,6 +630,8 @@ class TableReader:
             self._nothing_seen(index)
             return self._keep(index, Status.BLURRED, blurred(sharpness), reread=Reread.CHANGED)
         polygons, fresh = self._knights(frame, view, previous.white, looked)
+        if self._bare is not None and view.image_to_table is not None:
+            fresh = _doubted(self._bare, frame, view.image_to_table, fresh, looked=looked)
         knights = merged(kept, fresh, looked)
         now = (time.perf_counter() - t0) * 1000
         timings = {"knights": now, "total": now}
@@ -787,6 +819,35 @@ class TableReader:
                 self._occluded_run[tid] = 0
             self._max_tags[tid] = max(best, n)
         return occluded
+
+
+@dataclass(frozen=True, slots=True)
+class _BareSource:
+    """A frame read whole, kept until the map is confirmed: the bare look is learned from it then."""
+
+    frame: Image
+    image_to_table: FloatArray
+    outlines: Mapping[str, FloatArray]
+    dice: Sequence[DieOnTable]
+    hands: Image | None
+
+    def learn(self) -> BareTable:
+        boxes = [d.extent for d in self.dice]
+        return bare.learn(self.frame, self.image_to_table, self.outlines, boxes, self.hands)
+
+
+def _doubted(
+    table: BareTable, frame: Image, image_to_table: FloatArray, knights: KnightsReading, *,
+    looked: Collection[str] | None = None, hands: Image | None = None,
+) -> KnightsReading:
+    """`knights` with every location flagged where something no die accounts for stands, or where a die was
+    read on a territory that still looks bare (`vision.bare.look`)."""
+    dice = knights.dice
+    plain = [d.location is not None and not is_castle(d.location) for d in dice]
+    boxes = [d.extent for d in dice]
+    unread = bare.look(table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands)
+    doubtful = unread.locations | {loc for k in unread.phantoms if (loc := dice[k].location) is not None}
+    return doubt(knights, doubtful)
 
 
 def blurred(sharpness: Sharpness) -> str:

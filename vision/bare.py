@@ -1,0 +1,287 @@
+"""The knight locations as they looked bare, so that a die the dice finder missed still shows.
+
+The dice finder knows the dice looks it was trained on; a kind of die it never met (a swirl, a translucent
+body, coloured pips) can go unseen, and a location read empty while a knight stands on it is the worst error a
+referee can make, because nobody is asked. Tiles never move during a game, so what each location looks like
+bare is known from the frame the map was confirmed on (`learn`), away from the dice read there and any hand.
+In a later frame (`look`), a change on the table plane that no die read in that frame accounts for is
+*something unread*, and its location is flagged unsure, whatever the thing looks like. The converse: a die
+read on a territory that still looks bare (tile art that fooled the finder) is a *phantom*, and flagged too.
+Castles are not judged for phantoms: a castle is printed in its owner's colour, and a die of that colour on
+it can look like the castle itself.
+
+Both frames are warped onto the table plane (`PX_PER_MM`, in table millimetres), so the camera may move in
+between. The comparison stands what changes with no die:
+- the light: the frame's lightness is fitted to the bare look's over a sample of the known pixels (most of a
+  table is bare at any time), and its colour cast is taken off by the median shift of a and b (Lab);
+- a millimetre of registration: a pixel differs only by how far it lies outside the range of the bare look
+  within `SLACK_MM` of it;
+- glare and soft shadows: a broad, smooth change of lightness is a lamp or a shadow; a die brings colour or
+  edges. A pixel has changed when its colour moved by `CHROMA_DELTA`, or its lightness by `LIGHT_DELTA`
+  where the frame has edges the bare look has not.
+A place has changed when `DENSITY` of a `WINDOW_MM` square around it changed (a die is a solid patch of
+change; noise and JPEG blocks are specks). A changed piece of `MIN_AREA_MM2` or more that no die's
+footprint (grown by `DIE_ROOM_MM` for its shadow) accounts for flags the location holding most of it. A
+change touching a hand the reader found is the hand's: the reader judges locations under a hand itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.tags import DIE_MM
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+Box = Sequence[float]
+
+PX_PER_MM = 1.0  # a top face is 16 px: enough to see that something is there
+MARGIN_MM = 10.0  # table beyond the outlines, for a die on a tile's edge
+GROW = 1.06  # a location's outline grown so that a die overhanging its edge belongs to it
+DIE_ROOM_MM = 5.0  # around a die read: its shadow and anti-aliased edge
+CHROMA_DELTA = 14.0  # a, b units (OpenCV's 8-bit Lab): a colour this far from the bare look has changed
+LIGHT_DELTA = 30.0  # L units: a lightness change this big with new edges has changed
+EDGE_DELTA = 18.0  # gradient (L per px) the new frame has beyond the bare look's
+MIN_AREA_MM2 = DIE_MM * DIE_MM / 5.0  # a fifth of a top face
+SURE_BARE = 0.1  # a die read where under this share of its footprint changed stands on bare table
+FIT_PIXELS = 20000  # known pixels the light is fitted on
+BLUR_PX = 0.8  # against noise and JPEG blocks, in bare px
+HAND_MM = 12.0  # a change this near a hand is the hand's
+SLACK_MM = 1.0  # registration: a pixel may match its bare look this far away
+WINDOW_MM = 8.0  # changes are counted in squares of half a die's side ...
+DENSITY = 0.3  # ... and a square this full of them has changed
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BareTable:
+    """The knight locations' bare look on the table plane: bare px = (table mm - `origin`) x `PX_PER_MM`.
+    `lab`: OpenCV 8-bit Lab as float32; `known`: where the bare look was seen (no die, no hand, in frame);
+    `places`: each pixel's location, as an index into `ids` plus one (0: none)."""
+
+    origin: tuple[float, float]
+    size: tuple[int, int]
+    lab: npt.NDArray[np.float32]
+    known: npt.NDArray[np.bool_]
+    places: npt.NDArray[np.int32]
+    ids: tuple[str, ...]
+    high: npt.NDArray[np.float32]  # the bare look's highest and lowest values `SLACK_MM` around each pixel
+    low: npt.NDArray[np.float32]
+    edges: npt.NDArray[np.float32]  # its strongest lightness edge as near
+    sample: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]  # known pixels to fit the light on
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """What a frame shows that its dice do not account for. `locations`: something unread is on them;
+    `phantoms`: indexes (into the dice given) of dice read where the table still looks bare."""
+
+    locations: frozenset[str]
+    phantoms: frozenset[int]
+
+
+def _to_bare(image_to_table: FloatArray, origin: tuple[float, float]) -> FloatArray:
+    shift = np.array([[PX_PER_MM, 0.0, -origin[0] * PX_PER_MM], [0.0, PX_PER_MM, -origin[1] * PX_PER_MM],
+                      [0.0, 0.0, 1.0]])
+    out: FloatArray = shift @ np.asarray(image_to_table, np.float64)
+    return out
+
+
+def _points(points: npt.ArrayLike, homography: FloatArray) -> FloatArray:
+    p = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(p, homography), np.float64).reshape(-1, 2)
+
+
+def _lab(frame: Image, to_bare: FloatArray, size: tuple[int, int]) -> npt.NDArray[np.float32]:
+    flat = cv2.warpPerspective(frame, to_bare, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    flat = cv2.GaussianBlur(flat, (0, 0), BLUR_PX)  # noise and JPEG blocks
+    return np.asarray(cv2.cvtColor(flat, cv2.COLOR_BGR2LAB), np.float32)
+
+
+def _in_frame(frame_shape: tuple[int, ...], to_bare: FloatArray, size: tuple[int, int]
+              ) -> npt.NDArray[np.bool_]:
+    h, w = frame_shape[:2]
+    a = 3.0  # frame px: the border the warp replicates
+    corners = _points([(a, a), (w - a, a), (w - a, h - a), (a, h - a)], to_bare)
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
+    return np.asarray(mask > 0)
+
+
+def _dice_mask(boxes: Sequence[Box], to_bare: FloatArray, size: tuple[int, int]) -> Image:
+    """Where the dice read show, on the table plane: each whole-die box's footprint, grown for its shadow."""
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        corners = _points([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], to_bare)
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+    room = max(1, round(DIE_ROOM_MM * PX_PER_MM))
+    return np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * room + 1,) * 2)))
+
+
+def _hands(occluders: Image, frame_shape: tuple[int, ...], to_bare: FloatArray, size: tuple[int, int]
+           ) -> Image:
+    """The hands' mask (at any scale of the frame) on the table plane, grown by a die's room."""
+    sx = occluders.shape[1] / frame_shape[1]
+    sy = occluders.shape[0] / frame_shape[0]
+    scaled = to_bare @ np.diag([1.0 / sx, 1.0 / sy, 1.0])
+    hands = cv2.warpPerspective(occluders, scaled, size, flags=cv2.INTER_NEAREST)
+    return np.asarray(cv2.dilate(hands, _square(DIE_ROOM_MM)))
+
+
+def learn(
+    frame: Image,
+    image_to_table: npt.ArrayLike,
+    outlines: Mapping[str, npt.ArrayLike],
+    dice: Sequence[Box],
+    occluders: Image | None = None,
+) -> BareTable:
+    """The bare look of the knight locations `outlines` (frame px) in `frame`, away from `dice` (whole-die
+    boxes, frame px) and from `occluders` (a mask of any size over the frame: non-zero is a hand)."""
+    i2t = np.asarray(image_to_table, np.float64)
+    table = {k: _points(v, i2t) for k, v in outlines.items()}
+    if not table:
+        raise ValueError("no knight locations to learn the bare look of")
+    every = np.concatenate(list(table.values()))
+    lo, hi = every.min(axis=0) - MARGIN_MM, every.max(axis=0) + MARGIN_MM
+    origin = (float(lo[0]), float(lo[1]))
+    size = (int(np.ceil((hi[0] - lo[0]) * PX_PER_MM)), int(np.ceil((hi[1] - lo[1]) * PX_PER_MM)))
+    to_bare = _to_bare(i2t, origin)
+    ids = tuple(sorted(table))
+    places = np.zeros((size[1], size[0]), np.int32)
+    for index, loc in enumerate(ids):
+        poly = table[loc]
+        centre = poly.mean(axis=0)
+        bare_poly = ((centre + (poly - centre) * GROW) - lo) * PX_PER_MM
+        cv2.fillPoly(places, [np.round(bare_poly).astype(np.int32)], index + 1)
+    known = (places > 0) & _in_frame(frame.shape, to_bare, size) & (_dice_mask(dice, to_bare, size) == 0)
+    if occluders is not None:
+        known &= _hands(occluders, frame.shape, to_bare, size) == 0
+    lab = _lab(frame, to_bare, size)
+    kernel = _square(SLACK_MM)
+    edges = np.asarray(cv2.dilate(_edges(lab[..., 0]), kernel), np.float32)
+    ys, xs = np.nonzero(known)
+    pick = np.random.default_rng(0).permutation(len(ys))[:FIT_PIXELS]
+    return BareTable(
+        origin, size, lab, known, places, ids, np.asarray(cv2.dilate(lab, kernel), np.float32),
+        np.asarray(cv2.erode(lab, kernel), np.float32), edges, (ys[pick], xs[pick]),
+    )
+
+
+def _normalised(now: npt.NDArray[np.float32], bare: BareTable, seen: npt.NDArray[np.bool_]
+                ) -> npt.NDArray[np.float32]:
+    """`now` with the light of `bare`: lightness by a least-squares line over a sample of the known pixels
+    (refitted without the pixels it fits worst: dice and hands), colour cast by the median shift of a, b."""
+    ys, xs = bare.sample
+    inside = seen[ys, xs]
+    ys, xs = ys[inside], xs[inside]
+    if len(ys) < 100:
+        return now
+    x, y = now[ys, xs, 0], bare.lab[ys, xs, 0]
+    keep = np.ones(x.shape, bool)
+    for _ in range(2):
+        gain, offset = np.polyfit(x[keep], y[keep], 1)
+        residual = np.abs(gain * x + offset - y)
+        keep = residual <= np.percentile(residual, 80)
+    shift = [float(np.median(bare.lab[ys, xs, c] - now[ys, xs, c])) for c in (1, 2)]
+    affine = np.array([[gain, 0, 0, offset], [0, 1, 0, shift[0]], [0, 0, 1, shift[1]]], np.float32)
+    return np.asarray(cv2.transform(now, affine), np.float32)
+
+
+def _outside(now: npt.NDArray[np.float32], bare: BareTable) -> npt.NDArray[np.float32]:
+    """How far each pixel of `now` lies outside its bare neighbourhood's range (`SLACK_MM` each way)."""
+    return np.asarray(np.maximum(now - bare.high, 0) + np.maximum(bare.low - now, 0), np.float32)
+
+
+def _square(mm: float) -> Image:
+    side = 2 * max(1, round(mm * PX_PER_MM)) + 1
+    return np.ones((side, side), np.uint8)
+
+
+def _edges(lightness: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    gx = np.asarray(cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3), np.float32) / 4.0
+    gy = np.asarray(cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3), np.float32) / 4.0
+    return np.asarray(cv2.magnitude(gx, gy), np.float32)
+
+
+def changed(bare: BareTable, frame: Image, image_to_table: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Where `frame` differs from the bare look, on the bare table's pixels (only where it is known)."""
+    to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
+    now = _lab(frame, to_bare, bare.size)
+    seen = bare.known & _in_frame(frame.shape, to_bare, bare.size)
+    now = _normalised(now, bare, seen)
+    off = _outside(now, bare)
+    colour = np.maximum(off[..., 1], off[..., 2]) > CHROMA_DELTA
+    new_edges = _edges(now[..., 0]) - bare.edges
+    edgy = cv2.dilate(new_edges, _square(1.0)) > EDGE_DELTA
+    light = (off[..., 0] > LIGHT_DELTA) & edgy
+    mask = ((colour | light) & seen).astype(np.uint8)
+    density = cv2.blur(mask.astype(np.float32), (round(WINDOW_MM * PX_PER_MM),) * 2)
+    return np.asarray((density >= DENSITY) & seen)
+
+
+def look(
+    bare: BareTable,
+    frame: Image,
+    image_to_table: npt.ArrayLike,
+    dice: Sequence[Box],
+    *,
+    looked: Collection[str] | None = None,
+    plain: Sequence[bool] | None = None,
+    occluders: Image | None = None,
+) -> Unread:
+    """What in `frame` the `dice` read in it (whole-die boxes, frame px) do not account for, over the
+    locations `looked` (default: all). `plain[k]`: die k stands where the table is not printed in its own
+    colour, so that it cannot look like the bare table (a castle is printed in its owner's colour, and a
+    die of that colour on it can): only those dice are judged phantoms (default: all)."""
+    to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
+    moved = changed(bare, frame, image_to_table)
+    unread = (moved & (_dice_mask(dice, to_bare, bare.size) == 0)).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(unread, connectivity=8)
+    if occluders is not None and count > 1:
+        # A change that touches a hand is the hand's (fingers, sleeve, its shadow): the reader asks about a
+        # location under a hand by its own rule.
+        near = cv2.dilate(_hands(occluders, frame.shape, to_bare, bare.size), _square(HAND_MM)) > 0
+        touched = np.unique(labels[near & (labels > 0)])
+        stats[touched, cv2.CC_STAT_AREA] = 0
+    wanted = set(bare.ids if looked is None else looked)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= MIN_AREA_MM2 * PX_PER_MM * PX_PER_MM)
+    big = big[big > 0]
+    locations: set[str] = set()
+    if big.size:
+        # each big piece's pixels per location, in one pass: the location holding most of it is flagged
+        slots = len(bare.ids) + 1
+        on = (labels > 0) & (bare.places > 0)
+        pairs = labels[on] * slots + bare.places[on]
+        counts = np.bincount(pairs, minlength=count * slots).reshape(count, slots)
+        for i in big:
+            if counts[i].any():
+                loc = bare.ids[int(counts[i].argmax()) - 1]
+                if loc in wanted:
+                    locations.add(loc)
+    judged = [box for k, box in enumerate(dice) if plain is None or plain[k]]
+    index = [k for k in range(len(dice)) if plain is None or plain[k]]
+    return Unread(frozenset(locations), frozenset(index[k] for k in _phantoms(bare, moved, judged, to_bare)))
+
+
+def _phantoms(bare: BareTable, moved: npt.NDArray[np.bool_], dice: Sequence[Box], to_bare: FloatArray
+              ) -> frozenset[int]:
+    out: set[int] = set()
+    h, w = moved.shape
+    for k, (x0, y0, x1, y1) in enumerate(dice):
+        corners = np.round(_points([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], to_bare)).astype(np.int32)
+        lo = np.clip(corners.min(axis=0), 0, (w, h))
+        hi = np.clip(corners.max(axis=0) + 1, 0, (w, h))
+        if (hi <= lo).any():
+            continue
+        mask = np.zeros((hi[1] - lo[1], hi[0] - lo[0]), np.uint8)
+        cv2.fillConvexPoly(mask, corners - lo, 1)
+        window = (slice(lo[1], hi[1]), slice(lo[0], hi[0]))
+        inside = (mask > 0) & bare.known[window]
+        enough = int(inside.sum()) >= MIN_AREA_MM2 * PX_PER_MM * PX_PER_MM
+        if enough and moved[window][inside].mean() < SURE_BARE:
+            out.add(k)
+    return frozenset(out)
