@@ -43,7 +43,8 @@ Box = Sequence[float]
 PX_PER_MM = 1.0  # a top face is 16 px: enough to see that something is there
 MARGIN_MM = 10.0  # table beyond the outlines, for a die on a tile's edge
 GROW = 1.06  # a location's outline grown so that a die overhanging its edge belongs to it
-DIE_ROOM_MM = 5.0  # around a die read: its shadow and anti-aliased edge
+EDGE_MM = 2.0  # a tile's rim, left out of the comparison
+DIE_ROOM_MM = 2.0  # around a die read: its contact shadow and anti-aliased edge
 CHROMA_DELTA = 14.0  # a, b units (OpenCV's 8-bit Lab): a colour this far from the bare look has changed
 LIGHT_DELTA = 30.0  # L units: a lightness change this big with new edges has changed
 EDGE_DELTA = 18.0  # gradient (L per px) the new frame has beyond the bare look's
@@ -72,6 +73,7 @@ class BareTable:
     high: npt.NDArray[np.float32]  # the bare look's highest and lowest values `SLACK_MM` around each pixel
     low: npt.NDArray[np.float32]
     edges: npt.NDArray[np.float32]  # its strongest lightness edge as near
+    skin: npt.NDArray[np.bool_]  # skin-coloured in the bare look (tile art, the table): never a hand
     sample: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]  # known pixels to fit the light on
 
 
@@ -122,14 +124,15 @@ def _dice_mask(boxes: Sequence[Box], to_bare: FloatArray, size: tuple[int, int])
     return np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * room + 1,) * 2)))
 
 
-def _hands(occluders: Image, frame_shape: tuple[int, ...], to_bare: FloatArray, size: tuple[int, int]
-           ) -> Image:
-    """The hands' mask (at any scale of the frame) on the table plane, grown by a die's room."""
+def _skin(occluders: Image | None, frame_shape: tuple[int, ...], to_bare: FloatArray, size: tuple[int, int]
+          ) -> npt.NDArray[np.bool_]:
+    """A skin mask (at any scale of the frame) on the table plane."""
+    if occluders is None:
+        return np.zeros((size[1], size[0]), bool)
     sx = occluders.shape[1] / frame_shape[1]
     sy = occluders.shape[0] / frame_shape[0]
     scaled = to_bare @ np.diag([1.0 / sx, 1.0 / sy, 1.0])
-    hands = cv2.warpPerspective(occluders, scaled, size, flags=cv2.INTER_NEAREST)
-    return np.asarray(cv2.dilate(hands, _square(DIE_ROOM_MM)))
+    return np.asarray(cv2.warpPerspective(occluders, scaled, size, flags=cv2.INTER_NEAREST) > 0)
 
 
 def learn(
@@ -139,8 +142,9 @@ def learn(
     dice: Sequence[Box],
     occluders: Image | None = None,
 ) -> BareTable:
-    """The bare look of the knight locations `outlines` (frame px) in `frame`, away from `dice` (whole-die
-    boxes, frame px) and from `occluders` (a mask of any size over the frame: non-zero is a hand)."""
+    """The bare look of the knight locations `outlines` (frame px) in `frame` (a frame with no hand over the
+    map), away from `dice` (whole-die boxes, frame px). `occluders`: the frame's skin mask (any size over
+    the frame), whose skin is the table's own: a later frame's skin there is not a hand."""
     i2t = np.asarray(image_to_table, np.float64)
     table = {k: _points(v, i2t) for k, v in outlines.items()}
     if not table:
@@ -152,14 +156,17 @@ def learn(
     to_bare = _to_bare(i2t, origin)
     ids = tuple(sorted(table))
     places = np.zeros((size[1], size[0]), np.int32)
+    tiles = np.zeros((size[1], size[0]), np.uint8)
     for index, loc in enumerate(ids):
         poly = table[loc]
         centre = poly.mean(axis=0)
-        bare_poly = ((centre + (poly - centre) * GROW) - lo) * PX_PER_MM
-        cv2.fillPoly(places, [np.round(bare_poly).astype(np.int32)], index + 1)
-    known = (places > 0) & _in_frame(frame.shape, to_bare, size) & (_dice_mask(dice, to_bare, size) == 0)
-    if occluders is not None:
-        known &= _hands(occluders, frame.shape, to_bare, size) == 0
+        cv2.fillPoly(places, [np.round((centre + (poly - centre) * GROW - lo) * PX_PER_MM).astype(np.int32)],
+                     index + 1)
+        cv2.fillPoly(tiles, [np.round((poly - lo) * PX_PER_MM).astype(np.int32)], 1)
+    # Only the tiles themselves are compared: the table around them (a cloth, its folds) may change, and
+    # their edges cast shadows.
+    on_tiles = cv2.erode(tiles, _square(EDGE_MM)) > 0
+    known = on_tiles & _in_frame(frame.shape, to_bare, size) & (_dice_mask(dice, to_bare, size) == 0)
     lab = _lab(frame, to_bare, size)
     kernel = _square(SLACK_MM)
     edges = np.asarray(cv2.dilate(_edges(lab[..., 0]), kernel), np.float32)
@@ -167,7 +174,8 @@ def learn(
     pick = np.random.default_rng(0).permutation(len(ys))[:FIT_PIXELS]
     return BareTable(
         origin, size, lab, known, places, ids, np.asarray(cv2.dilate(lab, kernel), np.float32),
-        np.asarray(cv2.erode(lab, kernel), np.float32), edges, (ys[pick], xs[pick]),
+        np.asarray(cv2.erode(lab, kernel), np.float32), edges, _skin(occluders, frame.shape, to_bare, size),
+        (ys[pick], xs[pick]),
     )
 
 
@@ -244,7 +252,8 @@ def look(
     if occluders is not None and count > 1:
         # A change that touches a hand is the hand's (fingers, sleeve, its shadow): the reader asks about a
         # location under a hand by its own rule.
-        near = cv2.dilate(_hands(occluders, frame.shape, to_bare, bare.size), _square(HAND_MM)) > 0
+        hands = _skin(occluders, frame.shape, to_bare, bare.size) & ~bare.skin
+        near = cv2.dilate(hands.astype(np.uint8), _square(HAND_MM)) > 0
         touched = np.unique(labels[near & (labels > 0)])
         stats[touched, cv2.CC_STAT_AREA] = 0
     wanted = set(bare.ids if looked is None else looked)

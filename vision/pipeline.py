@@ -486,7 +486,7 @@ class TableReader:
         self._outlines = (frame.shape, polygons, view.image_to_table)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
-        knights = self._unread(frame, view, knights, polygons, side)
+        knights = self._unread(frame, view, knights, side)
         timings["bare"] = (time.perf_counter() - t2) * 1000
         t2 = time.perf_counter()
         mask = side.occluders
@@ -498,6 +498,7 @@ class TableReader:
             frame, view.artefact_quads, view.image_to_table, mask, self._occluder_scale
         )
         occluded_all = frozenset(occluded | (knights.occluded & knights.seen))
+        self._learn_bare(frame, view, polygons, knights, side=side, occluded=occluded_all)
         busy = bool(occluded_all)
         obs = FrameObservation(
             frame_index=index,
@@ -526,23 +527,28 @@ class TableReader:
         self._remember(frame, result, polygons)
         return result
 
-    def _unread(
-        self, frame: Image, view: MapView, knights: KnightsReading, polygons: Mapping[str, FloatArray],
-        side: _MapSide,
-    ) -> KnightsReading:
+    def _unread(self, frame: Image, view: MapView, knights: KnightsReading, side: _MapSide) -> KnightsReading:
         """`knights` with the locations where something unread stands flagged unsure (`vision.bare`), once
-        the map is confirmed; before that, this frame is kept to learn the bare look from at confirmation."""
-        if view.image_to_table is None:
+        the bare look is learned."""
+        if self._bare is None or self._confirmed is None or view.image_to_table is None:
             return knights
-        hands = side.occluders
+        return _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
+
+    def _learn_bare(
+        self, frame: Image, view: MapView, polygons: Mapping[str, FloatArray], knights: KnightsReading, *,
+        side: _MapSide, occluded: Collection[str],
+    ) -> None:
+        """Keep a frame with no hand over the map to learn the bare look from when the map is confirmed (or
+        learn it now, when the map was confirmed before such a frame came)."""
+        learned = self._confirmed is not None and self._bare is not None
+        if view.image_to_table is None or occluded or learned:
+            return
+        # a copy: a camera may refill the same buffer (a millisecond, and only until a game starts)
+        source = _BareSource(frame.copy(), view.image_to_table, polygons, knights.dice, side.occluders)
         if self._confirmed is None:
-            # a copy: a camera may refill the same buffer (a millisecond, and only until a game starts)
-            self._bare_from = _BareSource(frame.copy(), view.image_to_table, polygons, knights.dice, hands)
-            return knights
-        if self._bare is None:
-            self._bare = _BareSource(frame, view.image_to_table, polygons, knights.dice, hands).learn()
-            return knights
-        return _doubted(self._bare, frame, view.image_to_table, knights, hands=hands)
+            self._bare_from = source
+        else:
+            self._bare = source.learn()
 
     def _placed(self, view: MapView) -> tuple[dict[Hex, str], dict[Hex, str]]:
         """The stable map, and `view`'s tiles in its numbering (`align_tiles`: only those it can place).
