@@ -22,7 +22,13 @@ between. The comparison stands what changes with no die:
 A place has changed when `DENSITY` of a `WINDOW_MM` square around it changed (a die is a solid patch of
 change; noise and JPEG blocks are specks). A changed piece of `MIN_AREA_MM2` or more that no die's
 footprint (grown by `DIE_ROOM_MM` for its shadow) accounts for flags the location holding most of it. A
-change touching a hand the reader found is the hand's: the reader judges locations under a hand itself.
+change touching a hand the reader found is the hand's: the reader judges locations under a hand itself
+(skin-coloured print the bare look already had is the table's own, never a hand). Only the tiles are
+compared, not their rims nor the table around them (a cloth may move).
+
+What it cannot see: a die where the bare look was not seen (where a die stood in the frame it was learned
+from: on castles, the set-up's dice), and a die the colour of the print under it whose pips are too small
+to change `DENSITY` of a square (a die on its owner's castle, which is printed in the owner's colour).
 """
 
 from __future__ import annotations

@@ -16,6 +16,11 @@ held through hands, re-found when the camera moves (`vision.tracked`, `vision.tr
 costs less than a frame read afresh and keeps far rows at 35-60 degrees and mildly blurred codes that no
 decoder reads.
 
+Once the map is confirmed, each knight location's bare look (`vision.bare`, learned from the last frame read
+whole with no hand over the map before the confirmation) tells a location where something stands that no die
+read accounts for (a kind of die the finder never met): that location is flagged unsure, never read empty;
+a die read on a territory that still looks bare is flagged too.
+
 A blurred frame (the camera or a hand moving, a camera out of focus) is recognised by its stickers' edges
 (`vision.blur`) and not read: `Status.BLURRED`.
 
