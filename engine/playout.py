@@ -8,14 +8,14 @@ discards) comes from the same seeded `random.Random`, recorded on the actions wi
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from engine import actions as A
 from engine.colours import Colour
-from engine.decisions import VitalityRedistribution
+from engine.decisions import Decision, VitalityRedistribution
 from engine.events import Event
-from engine.rules import ON_TURN, apply_unchecked, is_chance, legal_actions, sample_chance
+from engine.rules import ANSWERING, ON_TURN, apply_unchecked, is_chance, sample_chance
 from engine.setup import GameConfig, PlayerConfig, new_game
 from engine.state import GameState, Knowledge
 from engine.turn import advance_options, single_moves
@@ -58,9 +58,8 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
     if state.pending:
         head = state.pending[0]
         if isinstance(head, VitalityRedistribution):
-            return rng.choice(_single_moves(state, head.actor))
-        # The whole-round pass (R47) is a shortcut for the app; the policy answers each player in turn.
-        return rng.choice([a for a in legal_actions(state) if not isinstance(a, A.PassFractureRound)])
+            return rng.choice(list(_single_moves(state, head.actor)))
+        return rng.choice(_answers(state, head))
     options_by_target = advance_options(state, state.current)
     if options_by_target and rng.random() < 0.85:
         # Prefer bigger advances: between half and all of the most that fit.
@@ -68,29 +67,39 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
         strong = [(t, k) for t, counts in options_by_target for k in counts if k * 2 >= best]
         target, knights = rng.choice(strong)
         return A.Advance(state.current, target, knights)
-    options = _turn_actions_but_advances(state)
-    others = [a for a in options if not isinstance(a, A.EndTurn)]
-    if others and rng.random() < 0.5:
-        return rng.choice(others)
+    # Something else than ending the turn half the time there is something else: listed only then.
+    others = _other_turn_actions(state)
+    first = next(others, None)
+    if first is not None and rng.random() < 0.5:
+        return rng.choice([first, *others])
     return A.EndTurn(state.current)
 
 
-def _single_moves(state: GameState, colour: Colour) -> list[A.Action]:
-    return [A.Redistribute(colour, layout) for layout in single_moves(state, colour)]
-
-
-def _turn_actions_but_advances(state: GameState) -> list[A.Action]:
-    """What the player whose turn it is may do now, but advance (the policy weighs advances itself)."""
+def _answers(state: GameState, head: Decision) -> list[A.Action]:
+    """The legal answers to the decision the game waits for (`legal_actions`, in its order), but the
+    whole-round pass (R47): a shortcut for the app, while the policy answers each player in turn."""
     out: list[A.Action] = []
+    for move in ANSWERING[type(head)]:
+        if move.action is not A.PassFractureRound:
+            out.extend(move.options(state, head))
+    return out
+
+
+def _single_moves(state: GameState, colour: Colour) -> Iterator[A.Action]:
+    return (A.Redistribute(colour, layout) for layout in single_moves(state, colour))
+
+
+def _other_turn_actions(state: GameState) -> Iterator[A.Action]:
+    """What the player whose turn it is may do now but advance (the policy weighs advances itself) or end the
+    turn, lazily."""
     for move in ON_TURN[state.step]:
-        if move.action is A.Advance:
+        if move.action is A.Advance or move.action is A.EndTurn:
             continue
         if move.action is A.Redistribute:
             if state.manoeuvres > 0:
-                out.extend(_single_moves(state, state.current))
+                yield from _single_moves(state, state.current)
         else:
-            out.extend(move.options(state, None))
-    return out
+            yield from move.options(state, None)
 
 
 def random_playout(

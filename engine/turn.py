@@ -338,8 +338,9 @@ def _end(w: Work, a: A.EndTurn, _: None) -> None:
     end_turn(w)
 
 
-def single_moves(s: GameState, colour: Colour) -> list[tuple[tuple[str, int], ...]]:
-    """The empty redistribution and every legal move of k knights from one place to another."""
+def single_moves(s: GameState, colour: Colour) -> Iterator[tuple[tuple[str, int], ...]]:
+    """The empty redistribution and every legal move of k knights from one place to another, lazily."""
+    yield ()
     castle = s.data.castle_of[colour]
     places: dict[str, int] = {castle: s.players[colour].castle}
     for t in sorted(s.supply.get(colour, frozenset())):
@@ -347,7 +348,6 @@ def single_moves(s: GameState, colour: Colour) -> list[tuple[tuple[str, int], ..
     dice = s.dice_in_use(colour)
     limit = s.data.dice_per_player
     capacity = s.data.capacity
-    out: list[tuple[tuple[str, int], ...]] = [()]
     for src, have in places.items():
         spare = have if src == castle else have - 1
         for dst, there in places.items():
@@ -357,8 +357,7 @@ def single_moves(s: GameState, colour: Colour) -> list[tuple[tuple[str, int], ..
             for k in range(1, room + 1):
                 change = dice_for(have - k) - dice_for(have) + dice_for(there + k) - dice_for(there)
                 if dice + change <= limit:
-                    out.append(((src, have - k), (dst, there + k)))
-    return out
+                    yield (src, have - k), (dst, there + k)
 
 
 def layouts(s: GameState, me: Colour) -> Iterator[A.Redistribute]:
