@@ -97,7 +97,7 @@ def _arena(w: Work) -> None:
     if b.attacker_knights == 0 or d_left == 0:
         # R37: the battle ends with no result; whoever still has knights in the arena holds it.
         if b.attacker_knights > 0:
-            w.occ[b.territory] = (b.attacker, b.attacker_knights)
+            w.occupy(b.territory, b.attacker, b.attacker_knights)
             w.control_dirty.update((b.attacker, b.defender))
             w.set_battle(attacker_knights=0, winner=b.attacker, ended_early=True)
             w.emit(ev.Conquered(b.attacker, b.territory, rule=Rule.R37))
@@ -202,7 +202,7 @@ def _conquest(w: Work) -> None:
     if b.winner is b.attacker and not b.siege and w.occ.get(b.territory, (None, 0))[0] is b.attacker:
         w.emit(ev.Conquered(b.attacker, b.territory, rule=Rule.BATTLE_9))
         conquer(w, b.attacker, b.territory)
-    w.control_dirty.add(b.attacker)
+        w.control_dirty.add(b.attacker)  # (an attacker who lost holds what they held)
 
 
 def _over(w: Work) -> None:
@@ -237,10 +237,10 @@ def _losses(w: Work) -> None:
     occ = w.occ.get(b.territory)
     if occ is not None:
         retreat(w, b.defender, occ[1])
-        del w.occ[b.territory]
+        w.vacate(b.territory)
         w.emit(ev.ControlLost(b.defender, b.territory, rule=Rule.BATTLE_8))
     if b.attacker_knights:
-        w.occ[b.territory] = (b.attacker, b.attacker_knights)
+        w.occupy(b.territory, b.attacker, b.attacker_knights)
         w.set_battle(attacker_knights=0)
     # The attacker's conquest is complete once step 9 has applied the territory's abilities (R45): only then
     # is their control judged (marshlands taken with one knight is never held).

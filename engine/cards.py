@@ -263,6 +263,11 @@ def holds_resource(s: GameState, colour: Colour, kind: CardKind) -> Verdict | No
     return holds(s, colour, s.data.card_of_kind[kind], Rule.RESOURCES)
 
 
+def may_hold_resource(s: GameState, colour: Colour, kind: CardKind) -> bool:
+    """Whether `holds_resource` accepts (a resource card is never a conflict card: `may_hold` says it)."""
+    return may_hold(s, colour, s.data.card_of_kind[kind])
+
+
 def cards_of(s: GameState, colour: Colour, kinds: frozenset[CardKind]) -> list[str]:
     cards = s.data.cards
     if hand_known(s, colour):
@@ -294,7 +299,7 @@ def _call_to_arms(w: Work, a: A.PlayCallToArms, _: None) -> None:
 
 
 def _call_to_arms_options(s: GameState, _: None) -> Iterator[A.PlayCallToArms]:
-    if holds_resource(s, s.current, CardKind.CALL_TO_ARMS) is None:
+    if may_hold_resource(s, s.current, CardKind.CALL_TO_ARMS):
         yield A.PlayCallToArms(s.current)
 
 
@@ -330,7 +335,7 @@ def _tactical(w: Work, a: A.PlayTacticalAdvance, _: None) -> None:
 
 
 def _tactical_options(s: GameState, _: None) -> Iterator[A.PlayTacticalAdvance]:
-    if holds_resource(s, s.current, CardKind.TACTICAL_ADVANCE) is None:
+    if may_hold_resource(s, s.current, CardKind.TACTICAL_ADVANCE):
         yield A.PlayTacticalAdvance(s.current)
 
 
@@ -367,7 +372,7 @@ def _authority(w: Work, a: A.DeclareAuthority, _: AuthorityDraw) -> None:
 
 def _authority_options(s: GameState, d: AuthorityDraw) -> Iterator[A.DeclareAuthority]:
     yield A.DeclareAuthority(d.actor, False)
-    if holds_resource(s, d.actor, CardKind.AUTHORITY) is None:
+    if may_hold_resource(s, d.actor, CardKind.AUTHORITY):
         yield A.DeclareAuthority(d.actor, True)
 
 

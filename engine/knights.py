@@ -41,9 +41,9 @@ def lose_in_territory(w: Work, colour: Colour, territory: str, n: int, cause: st
             return 0
         lost = min(n, occ[1])
         if occ[1] - lost > 0:
-            w.occ[territory] = (colour, occ[1] - lost)
+            w.occupy(territory, colour, occ[1] - lost)
         else:
-            del w.occ[territory]
+            w.vacate(territory)
             w.control_dirty.add(colour)
             if b is None or b.territory != territory:
                 w.emit(ev.ControlLost(colour, territory, rule=rule))

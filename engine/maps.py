@@ -216,8 +216,8 @@ class Board:
         adjacent, linked = adjacency
         set_(self, "_adjacent", adjacent)
         set_(self, "_linked", linked)
-        reach = {t: frozenset({a for a in adjacent[t] if kind[a] is not TileKind.LAKE} | linked[t])
-                 for t in hex_of}
+        lakes = set(self.lakes)
+        reach = {t: frozenset((adjacent[t] - lakes) | linked[t]) for t in hex_of}
         set_(self, "_reach", reach)
         set_(self, "_hash", hash((frozenset(tiles.items()), self.seats)))
 
@@ -540,7 +540,10 @@ class _Geometry:
 def _geometry(hexes: frozenset[Hex]) -> _Geometry:
     # Cached by the set of covered hexes: every default board of one player count shares its geometry (the
     # tiles are shuffled, the hexes are not), and a camera re-reading the same layout hits the cache too.
-    neighbours = {h: tuple(n for n in h.neighbours() if n in hexes) for h in hexes}
+    # Neighbours as the covered hexes themselves (not equal copies): looked up by identity first, a board's
+    # dictionaries keyed by its hexes find them without Hex's Python-level __eq__.
+    covered = {h: h for h in hexes}
+    neighbours = {h: tuple(covered[n] for n in h.neighbours() if n in covered) for h in hexes}
     remaining = set(hexes)
     groups: list[frozenset[Hex]] = []
     while remaining:

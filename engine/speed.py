@@ -12,6 +12,11 @@ identically either way (tests/engine/test_speed.py), only slower.
   swaps in an `__init__` with the same parameters (order, defaults, default factories, keyword-only fields)
   that writes each slot through its own C-level setter.
 - `replace_fields`: copy a frozen slotted record with some fields changed without re-running `__init__`.
+- Drafts: a frozen class's `__setattr__` is Python code (it refuses), so each slot must be written through
+  its descriptor, one call per field. A big record of its own (no base class, `DRAFT_FIELDS` fields or more:
+  states, players, battles) is instead built as its *draft*, a class with the same slots and plain attribute
+  stores (which the interpreter specialises into direct slot writes), then turned into the record by
+  assigning `__class__` (allowed between classes of the same layout). Nobody ever sees a draft.
 - `memo(maxsize)`: `functools.lru_cache` for pure functions of immutable values (a supply set, knight
   counts): the same answer without working it out again.
 - `Owned`: a working copy changes the records it made itself in place instead of copying them again.
@@ -62,11 +67,32 @@ def install(records: Iterable[type]) -> None:
             fast_init(cls)
 
 
+DRAFT_FIELDS = 8  # below this, swapping the class (twice when building) costs more than it saves
+
+_DRAFTS: dict[type, type | None] = {}
+
+
+def draft_of(cls: type) -> type | None:
+    """The draft class of a record worth drafting (see the module docstring), None for any other."""
+    if cls not in _DRAFTS:
+        slots = cls.__dict__.get("__slots__", ())
+        worth = cls.__bases__ == (object,) and len(slots) >= DRAFT_FIELDS and "__dict__" not in dir(cls)
+        _DRAFTS[cls] = type(f"{cls.__name__}Draft", (object,), {
+            "__slots__": tuple(slots),
+            "__setattr__": object.__setattr__,  # both, or the interpreter keeps the slow path
+            "__delattr__": object.__delattr__,
+            "__module__": cls.__module__,
+        }) if worth else None
+    return _DRAFTS[cls]
+
+
 def fast_init(cls: type[T]) -> type[T]:
     """Give a frozen slotted dataclass a faster `__init__` with the same signature; returns the class."""
     if not dataclasses.is_dataclass(cls) or "__dict__" in dir(cls):
         raise TypeError(f"{cls.__name__} is not a slotted dataclass")
-    namespace: dict[str, Any] = {"FACTORY": _FACTORY}
+    draft = draft_of(cls)
+    namespace: dict[str, Any] = {"FACTORY": _FACTORY, "cls": cls, "draft": draft, "as_draft": _set_slot,
+                                 "dataclass_init": cls.__init__}
     positional: list[str] = []
     keyword_only: list[str] = []
     body: list[str] = []
@@ -86,11 +112,16 @@ def fast_init(cls: type[T]) -> type[T]:
             param = f.name
             value = f.name
         (keyword_only if f.kw_only else positional).append(param)
-        body.append(f"    set_{f.name}(self, {value})")
+        body.append(f"self.{f.name} = {value}" if draft else f"set_{f.name}(self, {value})")
+    if draft:
+        # A subclass's instance keeps its own class: it is built the dataclass's way.
+        names = [f"{f.name}={f.name}" for f in dataclasses.fields(cls)]
+        body = ["if type(self) is not cls:", f"    return dataclass_init(self, {', '.join(names)})",
+                "as_draft(self, '__class__', draft)", *body, "self.__class__ = cls"]
     if hasattr(cls, "__post_init__"):
-        body.append("    self.__post_init__()")
+        body.append("self.__post_init__()")
     params = ", ".join(["self", *positional, *(["*", *keyword_only] if keyword_only else [])])
-    src = f"def __init__({params}):\n" + ("\n".join(body) if body else "    pass") + "\n"
+    src = f"def __init__({params}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
     exec(src, namespace)  # generated from the dataclass's own field names only
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -118,13 +149,21 @@ _REPLACERS: dict[type, Callable[[Any, Mapping[str, object]], Any]] = {}
 
 def _make_replacer(cls: type) -> Callable[[Any, Mapping[str, object]], Any]:
     """Straight-line code copying every field (generated once per class: no per-field loop at run time), then
-    the changes. A name that is not a field has no setter (KeyError)."""
+    the changes; into a draft when the class has one. A name that is not a field has no setter (KeyError) or
+    no slot (AttributeError)."""
     slot_setters = _setters(cls)
-    body = [f"    set_{n}(new, obj.{n})" for n in slot_setters]
-    src = ("def replacer(obj, ch):\n    new = new_(cls)\n" + "\n".join(body)
-           + "\n    for name, value in ch.items():\n        setters[name](new, value)\n    return new\n")
-    namespace: dict[str, Any] = {"new_": object.__new__, "cls": cls, "setters": slot_setters}
-    namespace.update({f"set_{n}": setter for n, setter in slot_setters.items()})
+    draft = draft_of(cls)
+    namespace: dict[str, Any] = {"new_": object.__new__, "cls": cls, "draft": draft, "setters": slot_setters}
+    if draft is not None:
+        body = [f"    new.{n} = obj.{n}" for n in slot_setters]
+        src = ("def replacer(obj, ch):\n    new = new_(draft)\n" + "\n".join(body)
+               + "\n    for name, value in ch.items():\n        setattr(new, name, value)\n"
+               + "    new.__class__ = cls\n    return new\n")
+    else:
+        body = [f"    set_{n}(new, obj.{n})" for n in slot_setters]
+        src = ("def replacer(obj, ch):\n    new = new_(cls)\n" + "\n".join(body)
+               + "\n    for name, value in ch.items():\n        setters[name](new, value)\n    return new\n")
+        namespace.update({f"set_{n}": setter for n, setter in slot_setters.items()})
     exec(src, namespace)  # generated from the dataclass's own field names only
     replacer: Callable[[Any, Mapping[str, object]], Any] = namespace["replacer"]
     return replacer
@@ -147,7 +186,7 @@ def replace_fields(obj: T, changes: Mapping[str, object]) -> T:
     replacer = _REPLACERS.get(cls) or replacer_of(cls)
     try:
         result: T = replacer(obj, changes)
-    except KeyError:
+    except (KeyError, AttributeError):
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(cls)})
         raise TypeError(f"{cls.__name__} has no field(s) {unknown}") from None
     return result

@@ -105,7 +105,7 @@ def advance(w: Work, colour: Colour, target: str, knights: int) -> None:
     if owner is not None:
         start_battle(w, colour, owner, target, knights, siege=True)
     elif occ is None:
-        w.occ[target] = (colour, knights)
+        w.occupy(target, colour, knights)
         w.control_dirty.add(colour)
         w.emit(ev.Conquered(colour, target, rule=Rule.ADVANCE))
         conquer(w, colour, target)
@@ -314,7 +314,7 @@ def _redistribute(w: Work, a: A.Redistribute, d: VitalityRedistribution | None) 
         if loc == castle:
             w.set_player(a.player, castle=n)
         else:
-            w.occ[loc] = (a.player, n)
+            w.occupy(loc, a.player, n)
     w.emit(ev.Redistributed(a.player, a.layout, rule=Rule.REDISTRIBUTE if d is None else Rule.R42))
     if d is not None:  # the Crown of Vitality's: not a manoeuvre (R42)
         w.pending.pop(0)

@@ -52,7 +52,7 @@ def cut_off_knights_leave(w: Work) -> None:
     b = w.battle
     for t, (c, k) in list(w.occ.items()):
         if t in w.data.territories and t not in w.supply[c] and (b is None or b.territory != t):
-            del w.occ[t]
+            w.vacate(t)
             w.emit(ev.KnightsLost(c, t, k, "cut-throat", rule=Rule.CUT_THROAT))
             w.emit(ev.ControlLost(c, t, rule=Rule.CUT_THROAT))
 

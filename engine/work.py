@@ -6,7 +6,7 @@ that changes a Work re-validates player input.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine import events as ev
@@ -32,6 +32,7 @@ class Work:
         "knowledge",
         "manoeuvres",
         "occ",
+        "occ_mine",
         "owned",
         "pending",
         "players",
@@ -46,7 +47,8 @@ class Work:
         self.s = s
         self.data = s.data
         self.players = dict(s.players)
-        self.occ = dict(s.occupants)
+        self.occ: Mapping[str, tuple[Colour, int]] = s.occupants  # the state's until changed (`occupy`)
+        self.occ_mine: dict[str, tuple[Colour, int]] | None = None  # this Work's own copy, once changed
         self.turn = s.turn
         self.current = s.current
         self.manoeuvres = s.manoeuvres
@@ -74,8 +76,24 @@ class Work:
         )
 
     @property
-    def occupants(self) -> dict[str, tuple[Colour, int]]:
+    def occupants(self) -> Mapping[str, tuple[Colour, int]]:
         return self.occ
+
+    def occupy(self, territory: str, colour: Colour, knights: int) -> None:
+        """`knights` of `colour`'s hold `territory` (whoever held it before)."""
+        self._own_occupants()[territory] = (colour, knights)
+
+    def vacate(self, territory: str) -> None:
+        """Nobody's knights are left on `territory`."""
+        del self._own_occupants()[territory]
+
+    def _own_occupants(self) -> dict[str, tuple[Colour, int]]:
+        """The occupants to change: copied the first time (most actions change none)."""
+        mine = self.occ_mine
+        if mine is None:
+            mine = self.occ_mine = dict(self.occ)
+            self.occ = mine
+        return mine
 
     @property
     def config(self) -> Any:
@@ -86,7 +104,7 @@ class Work:
         on with copies of its containers, so later changes never reach the snapshot."""
         snapshot = self.freeze()
         self.players = dict(self.players)
-        self.occ = dict(self.occ)
+        self.occ_mine = None
         self.supply = dict(self.supply)
         return snapshot
 
