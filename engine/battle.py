@@ -17,6 +17,7 @@ from engine import events as ev
 from engine.artefacts import apply_orb, apply_sceptre, at_stake, battle_artefacts, fracture_window
 from engine.cards import (
     CONFLICT_KINDS,
+    SUPPORT_KINDS,
     cards_of,
     declare_no_conflict_card,
     draw,
@@ -512,7 +513,7 @@ def _conflict_options(s: GameState, d: ConflictCards) -> Iterator[A.PlayConflict
 def _support_options(s: GameState, d: SupportTurns) -> Iterator[A.PlaySupport]:
     actor = d.players[0]
     yield A.PlaySupport(actor, ())
-    cards = cards_of(s, actor, frozenset({CardKind.SUPPORT}))
+    cards = cards_of(s, actor, SUPPORT_KINDS)
     most = min(len(cards), s.players[actor].hand_size)
     for n in range(1, most + 1):
         yield from (A.PlaySupport(actor, combo) for combo in itertools.combinations(cards, n))
@@ -605,8 +606,7 @@ PLAY_SUPPORT = Move(
 def nobody_with_support(w: Work, d: SupportTurns) -> bool:
     """A player who cannot hold a support card passes without being asked; True when the window closed."""
     players, passes = d.players, d.passes
-    kinds = frozenset({CardKind.SUPPORT})
-    while passes < len(players) and not may_hold_kind(w, players[0], kinds):
+    while passes < len(players) and not may_hold_kind(w, players[0], SUPPORT_KINDS):
         players = (*players[1:], players[0])
         passes += 1
     if passes >= len(players):

@@ -21,6 +21,7 @@ from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
 from engine.work import Work
 
 CONFLICT_KINDS = frozenset({CardKind.CONFLICT, CardKind.AMBUSH})
+SUPPORT_KINDS = frozenset({CardKind.SUPPORT})
 
 
 ALL_KINDS = frozenset(CardKind)

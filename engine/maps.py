@@ -178,7 +178,7 @@ class Board:
     _by_colour: dict[Colour, str]
     _colour_of: dict[str, Colour]
     _catalogue: Catalogue
-    _hash: int
+    _hash: int | None
     territories: tuple[str, ...]
     lakes: tuple[str, ...]
     castles: tuple[str, ...]
@@ -188,9 +188,10 @@ class Board:
                  seats: Sequence[str] | None = None) -> None:
         """Validate a layout and build the board; raises MapError listing every problem."""
         cat = catalogue if catalogue is not None else load_default_catalogue()
-        problems, adjacency = _check_layout(tiles, cat)
+        problems, checked = _check_layout(tiles, cat)
         if seats is not None:
-            castle_ids = {t for t in tiles.values() if cat.tile_kind(t) is TileKind.CASTLE}
+            castle = TileKind.CASTLE
+            castle_ids = {t for t in tiles.values() if cat.tile_kind(t) is castle}
             if sorted(seats) != sorted(castle_ids) or len(set(seats)) != len(seats):
                 problems.append(f"seats {list(seats)!r} must list each castle on the map exactly once "
                                 f"(castles: {sorted(castle_ids)!r})")
@@ -198,28 +199,30 @@ class Board:
             raise MapError(problems)
         set_ = object.__setattr__
         set_(self, "_catalogue", cat)
-        set_(self, "_tiles", MappingProxyType(dict(sorted(tiles.items(), key=_by_hex))))
+        assert checked is not None  # no problems, so every tile was usable
+        ordered, kind, adjacent, linked = checked
+        set_(self, "_tiles", MappingProxyType(dict(ordered)))
         hex_of = {tid: h for h, tid in tiles.items()}
         set_(self, "_hex_of", hex_of)
-        kind = {tid: k for tid in hex_of if (k := cat.tile_kind(tid)) is not None}
         set_(self, "_kind", kind)
-        set_(self, "territories", tuple(sorted(t for t, k in kind.items() if k is TileKind.TERRITORY)))
-        set_(self, "lakes", tuple(sorted(t for t, k in kind.items() if k is TileKind.LAKE)))
-        set_(self, "castles", tuple(sorted(t for t, k in kind.items() if k is TileKind.CASTLE)))
+        of_kind: dict[TileKind, list[str]] = {k: [] for k in TileKind}
+        for t, k in kind.items():
+            of_kind[k].append(t)
+        set_(self, "territories", tuple(sorted(of_kind[TileKind.TERRITORY])))
+        set_(self, "lakes", tuple(sorted(of_kind[TileKind.LAKE])))
+        set_(self, "castles", tuple(sorted(of_kind[TileKind.CASTLE])))
         set_(self, "seats", tuple(seats) if seats is not None else _clockwise(
             {c: hex_of[c] for c in self.castles}, tiles.keys()))
         set_(self, "_specs", {t: cat.territory(t) for t in self.territories})
         by_colour = {cat.castle(c).colour: c for c in self.castles}
         set_(self, "_by_colour", by_colour)
         set_(self, "_colour_of", {c: col for col, c in by_colour.items()})
-        assert adjacency is not None  # no problems, so every tile was usable
-        adjacent, linked = adjacency
         set_(self, "_adjacent", adjacent)
         set_(self, "_linked", linked)
         lakes = set(self.lakes)
         reach = {t: frozenset((adjacent[t] - lakes) | linked[t]) for t in hex_of}
         set_(self, "_reach", reach)
-        set_(self, "_hash", hash((frozenset(tiles.items()), self.seats)))
+        set_(self, "_hash", None)  # worked out when first asked for
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Board is immutable (tried to set {name!r})")
@@ -243,7 +246,11 @@ class Board:
                 and self._catalogue == other._catalogue)
 
     def __hash__(self) -> int:
-        return self._hash
+        found = self._hash
+        if found is None:
+            found = hash((frozenset(self._tiles.items()), self.seats))
+            object.__setattr__(self, "_hash", found)
+        return found
 
     def __repr__(self) -> str:
         tiles = ", ".join(f"Hex({h.q}, {h.r}): {t!r}" for h, t in self._tiles.items())
@@ -466,16 +473,21 @@ def validate_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> list[str]
     return _check_layout(tiles, catalogue)[0]
 
 
-_Adjacency = tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]
+# What checking a layout worked out, for `Board`: the (hex, tile) items in order, each tile's kind, and the
+# tiles each one is adjacent to and linked to by lakes.
+_Checked = tuple[
+    list[tuple[Hex, str]], dict[str, TileKind], dict[str, frozenset[str]], dict[str, frozenset[str]]
+]
 
 
-def _check_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> tuple[list[str], _Adjacency | None]:
-    """`validate_layout`, also returning the adjacency it computed (None when the tiles were unusable) so
-    that `Board` need not compute it twice."""
+def _check_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> tuple[list[str], _Checked | None]:
+    """`validate_layout`, also returning what it worked out (None when the tiles were unusable) so that
+    `Board` need not work it out again."""
     problems: list[str] = []
     hex_of: dict[str, Hex] = {}
     kinds: dict[str, TileKind] = {}
-    for h, tid in sorted(tiles.items(), key=_by_hex):
+    ordered = sorted(tiles.items(), key=_by_hex)
+    for h, tid in ordered:
         if not isinstance(h, Hex):
             problems.append(f"{h!r} is not a Hex")
             continue
@@ -492,8 +504,9 @@ def _check_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> tuple[list[
             continue
         hex_of[tid] = h
         kinds[tid] = kind
-    castles = sorted(t for t, k in kinds.items() if k is TileKind.CASTLE)
-    territories = [t for t, k in kinds.items() if k is TileKind.TERRITORY]
+    castle_kind, territory_kind = TileKind.CASTLE, TileKind.TERRITORY
+    castles = sorted(t for t, k in kinds.items() if k is castle_kind)
+    territories = [t for t, k in kinds.items() if k is territory_kind]
     if len(castles) < MIN_PLAYERS:
         problems.append(f"a map needs at least {MIN_PLAYERS} castles, found {len(castles)}: {castles!r}")
     if not territories:
@@ -510,17 +523,17 @@ def _check_layout(tiles: Mapping[Hex, str], catalogue: Catalogue) -> tuple[list[
                         f"apart from the main one: {parts}")
     adjacent, linked = _adjacency(good, kinds)
     for castle in castles:
-        reach = {a for a in adjacent[castle] | linked[castle] if kinds[a] is TileKind.TERRITORY}
+        reach = {a for a in adjacent[castle] | linked[castle] if kinds[a] is territory_kind}
         if not reach:
             problems.append(f"castle {castle} ({catalogue.castle(castle).name}) has no territory to advance "
                             "into: none adjacent or linked by a lake")
-        homelands = sorted(t for t in adjacent[castle] if kinds[t] is TileKind.TERRITORY
+        homelands = sorted(t for t in adjacent[castle] if kinds[t] is territory_kind
                            and catalogue.territory(t).kind is TerritoryKind.HOMELANDS)
         if len(homelands) > HOMELANDS_PER_CASTLE_MAX:
             problems.append(f"castle {castle} ({catalogue.castle(castle).name}) is adjacent to "
                             f"{len(homelands)} homelands {homelands!r}; at most {HOMELANDS_PER_CASTLE_MAX} "
                             "is possible (setting up, step 6, page 3)")
-    return problems, (adjacent, linked)
+    return problems, (ordered, kinds, adjacent, linked)
 
 
 def _groups(tiles: Mapping[Hex, str]) -> list[set[str]]:

@@ -58,7 +58,7 @@ def choose(state: GameState, rng: random.Random) -> A.Action:
     if state.pending:
         head = state.pending[0]
         if isinstance(head, VitalityRedistribution):
-            return rng.choice(list(_single_moves(state, head.actor)))
+            return A.Redistribute(head.actor, rng.choice(list(single_moves(state, head.actor))))
         return rng.choice(_answers(state, head))
     options_by_target = advance_options(state, state.current)
     if options_by_target and rng.random() < 0.85:

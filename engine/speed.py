@@ -16,7 +16,9 @@ identically either way (tests/engine/test_speed.py), only slower.
   its descriptor, one call per field. A big record of its own (no base class, `DRAFT_FIELDS` fields or more:
   states, players, battles) is instead built as its *draft*, a class with the same slots and plain attribute
   stores (which the interpreter specialises into direct slot writes), then turned into the record by
-  assigning `__class__` (allowed between classes of the same layout). Nobody ever sees a draft.
+  assigning `__class__` (allowed between classes of the same layout). Nobody ever sees a draft. `fast_init`
+  and `replace_fields` use them; `builder(cls)` builds one straight from its fields (the next state, once
+  per action).
 - `memo(maxsize)`: `functools.lru_cache` for pure functions of immutable values (a supply set, knight
   counts): the same answer without working it out again.
 - `Owned`: a working copy changes the records it made itself in place instead of copying them again.
@@ -130,6 +132,22 @@ def fast_init(cls: type[T]) -> type[T]:
     return cls
 
 
+def builder(cls: type[T]) -> Callable[..., T]:
+    """What builds a `cls` from all its fields, positionally and in order: the class itself, or with the
+    tricks on, for a class with a draft and no `__post_init__`, a function that fills a draft and gives it its
+    class (one swap, where a faster `__init__` swaps twice)."""
+    draft = draft_of(cls)
+    if not ENABLED or draft is None or hasattr(cls, "__post_init__"):
+        return cls
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    src = (f"def build({', '.join(names)}):\n    new = new_(draft)\n"
+           + "".join(f"    new.{n} = {n}\n" for n in names) + "    new.__class__ = cls\n    return new\n")
+    namespace: dict[str, Any] = {"new_": object.__new__, "draft": draft, "cls": cls}
+    exec(src, namespace)  # generated from the dataclass's own field names only
+    build: Callable[..., T] = namespace["build"]
+    return build
+
+
 _SETTERS: dict[type, dict[str, Callable[[Any, object], None]]] = {}
 
 
@@ -218,4 +236,5 @@ class Owned:
         return new
 
     def release(self) -> None:
-        self._mine.clear()
+        if self._mine:
+            self._mine.clear()

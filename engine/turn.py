@@ -148,7 +148,8 @@ def settle(w: Work) -> None:
             w.flush()
             continue
         break
-    refresh_control(w)
+    if w.control_dirty:
+        refresh_control(w)
 
 
 def _check_redistribute(s: GameState, a: A.Redistribute, d: VitalityRedistribution | None) -> Verdict:
@@ -354,9 +355,9 @@ def single_moves(s: GameState, colour: Colour) -> Iterator[tuple[tuple[str, int]
             if dst == src:
                 continue
             room = spare if dst == castle else min(spare, capacity[dst] - there)
+            others = dice - dice_for(have) - dice_for(there)  # the dice of every other place
             for k in range(1, room + 1):
-                change = dice_for(have - k) - dice_for(have) + dice_for(there + k) - dice_for(there)
-                if dice + change <= limit:
+                if others + dice_for(have - k) + dice_for(there + k) <= limit:
                     yield (src, have - k), (dst, there + k)
 
 

@@ -13,8 +13,10 @@ from engine import events as ev
 from engine.colours import Colour
 from engine.decisions import Decision
 from engine.rulebook import Rule
-from engine.speed import Owned
+from engine.speed import Owned, builder
 from engine.state import Battle, GameState, Knowledge, PlayerState, combat_scores
+
+_new_state = builder(GameState)  # GameState(...), built faster with the speed tricks on (engine/speed.py)
 
 
 class Work:
@@ -69,7 +71,7 @@ class Work:
         """The next state. The records it hands over are that state's: later changes copy them again."""
         self.owned.release()
         s = self.s
-        return GameState(
+        return _new_state(
             s.data, s.config, s.order, self.players, self.occ, self.turn, self.current, self.manoeuvres,
             self.crown_used, self.in_advance, self.battle, tuple(self.pending), self.winner, self.supply,
             s.knowledge,

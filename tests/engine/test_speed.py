@@ -4,6 +4,7 @@ never changed afterwards, and games play out identically with the tricks switche
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import inspect
 import json
@@ -24,7 +25,7 @@ from engine.errors import IllegalActionError
 from engine.playout import random_config, random_playout
 from engine.rules import apply, check
 from engine.setup import Variant
-from engine.state import ArtefactHolding, Battle, GameState, Knowledge, PlayerState
+from engine.state import ArtefactHolding, Battle, BattleStage, GameState, Knowledge, PlayerState
 from engine.work import Work
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,6 +94,47 @@ def test_a_view_is_never_changed_by_later_work() -> None:
     assert snapshot.occupants == state.occupants == before
 
 
+def test_drafted_records_are_their_class() -> None:
+    """States, players and battles are built and copied through drafts; what comes out is the record itself,
+    still frozen, and a subclass's instance keeps its own class."""
+    assert {speed.draft_of(cls) is not None for cls in (GameState, PlayerState, Battle)} == {True}
+    assert speed.draft_of(DiceRoll) is None  # a record with a base class: built the setter way
+    state = random_playout(random.Random(4), players=3, max_actions=60).final
+    values = [getattr(state, f.name) for f in dataclasses.fields(GameState)]
+    built = [GameState(*values), speed.builder(GameState)(*values), speed.replace_fields(state, {})]
+    for other in built:
+        assert type(other) is GameState and other == state and repr(other) == repr(state)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            other.turn = 0  # type: ignore[misc]
+    battle = Battle("T01", Colour.RED, Colour.BLUE, 3, BattleStage.DRAW)
+    copied = speed.replace_fields(battle, {"margin": 2})
+    assert type(copied) is Battle and copied == dataclasses.replace(battle, margin=2)
+    with pytest.raises(TypeError, match="margins"):
+        speed.replace_fields(battle, {"margins": 2})
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Later(PlayerState):
+        note: str = ""
+
+    later = Later(Colour.RED, 1, (), 0, (), 0, (), (), note="x")
+    assert type(later) is Later and later.castle == 1 and later.note == "x"
+
+
+def test_playing_makes_no_reference_cycles() -> None:
+    """Everything a game allocates is freed by reference counting alone, so the cyclic collector never finds
+    anything to do while games are played (which is why bench/engine.py may freeze what it keeps)."""
+    gc.collect()
+    gc.disable()
+    try:
+        for i, variant in enumerate(_VARIANTS):
+            rng = random.Random(i)
+            random_playout(rng, config=random_config(rng, 4, variant, Knowledge.TABLE), max_actions=300)
+            random_playout(rng, config=random_config(rng, 4, variant, Knowledge.FULL), max_actions=300)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def test_apply_refuses_what_check_refuses() -> None:
     p = random_playout(random.Random(5), players=2, max_actions=30)
     state = p.initial
@@ -102,12 +144,14 @@ def test_apply_refuses_what_check_refuses() -> None:
         apply(state, bad)
 
 
+_VARIANTS = [Variant(), Variant(mayhem=True, cut_throat=True), Variant(castle_siege=True, skirmish=True),
+             Variant(allegiance=((Colour.RED, Colour.YELLOW), (Colour.BLUE, Colour.GREEN)))]
+
+
 def _digest() -> str:
     """Every action and final state of a few seeded random games (each variant, both knowledge modes)."""
     h = hashlib.sha256()
-    variants = [Variant(), Variant(mayhem=True, cut_throat=True), Variant(castle_siege=True, skirmish=True),
-                Variant(allegiance=((Colour.RED, Colour.YELLOW), (Colour.BLUE, Colour.GREEN)))]
-    for i, variant in enumerate(variants):
+    for i, variant in enumerate(_VARIANTS):
         for knowledge in Knowledge:
             rng = random.Random(i)
             config = random_config(rng, 4, variant, knowledge)
