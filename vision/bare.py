@@ -251,6 +251,8 @@ def look(
     locations `looked` (default: all). `plain[k]`: die k stands where the table is not printed in its own
     colour, so that it cannot look like the bare table (a castle is printed in its owner's colour, and a
     die of that colour on it can): only those dice are judged phantoms (default: all)."""
+    if looked is not None:
+        bare = _around(bare, looked)
     to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
     moved = changed(bare, frame, image_to_table)
     unread = (moved & (_dice_mask(dice, to_bare, bare.size) == 0)).astype(np.uint8)
@@ -280,6 +282,27 @@ def look(
     judged = [box for k, box in enumerate(dice) if plain is None or plain[k]]
     index = [k for k in range(len(dice)) if plain is None or plain[k]]
     return Unread(frozenset(locations), frozenset(index[k] for k in _phantoms(bare, moved, judged, to_bare)))
+
+
+def _around(bare: BareTable, locations: Collection[str]) -> BareTable:
+    """`bare` cut down to the box around `locations` (views of its arrays, no copies): a camera stream
+    re-reads a few locations at a time, and the rest of the table need not be warped for them."""
+    wanted = [i + 1 for i, loc in enumerate(bare.ids) if loc in locations]
+    ys, xs = np.nonzero(np.isin(bare.places, wanted))
+    if not len(ys):
+        return bare
+    margin = round((WINDOW_MM + HAND_MM) * PX_PER_MM)
+    h, w = bare.places.shape
+    y0, y1 = max(0, int(ys.min()) - margin), min(h, int(ys.max()) + margin + 1)
+    x0, x1 = max(0, int(xs.min()) - margin), min(w, int(xs.max()) + margin + 1)
+    cut = (slice(y0, y1), slice(x0, x1))
+    sy, sx = bare.sample
+    inside = (sy >= y0) & (sy < y1) & (sx >= x0) & (sx < x1)
+    origin = (bare.origin[0] + x0 / PX_PER_MM, bare.origin[1] + y0 / PX_PER_MM)
+    return BareTable(
+        origin, (x1 - x0, y1 - y0), bare.lab[cut], bare.known[cut], bare.places[cut], bare.ids,
+        bare.high[cut], bare.low[cut], bare.edges[cut], bare.skin[cut], (sy[inside] - y0, sx[inside] - x0),
+    )
 
 
 def _phantoms(bare: BareTable, moved: npt.NDArray[np.bool_], dice: Sequence[Box], to_bare: FloatArray
