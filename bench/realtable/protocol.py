@@ -21,7 +21,10 @@ reading (`FrameResult.raw`), as `bench/vision.py` does:
   `blurred`, counted per frame too);
 - locations under a hand are left out and reported apart (how many flagged), as are locations with a die
   mostly hidden behind another (how many right, how many flagged);
-- artefact cards wholly in view: face-up ones read as face up, face-down ones wrongly read as up;
+- artefact cards whose sticker (code and quiet zone) is wholly in view with nothing over it (another card
+  laid over it, a die, a hand): face-up ones read as face up (the aim's figure); face-up ones whose sticker is
+  partly covered, read as up (apart: they may well be unreadable); face-down ones in view, covered or not,
+  wrongly read as up;
 - blurred frames (defocus >= 2 px or motion >= 6 px): read anyway when the frame's reading states any
   location sure, and how many of those statements are wrong.
 """
@@ -97,6 +100,8 @@ class Tally:
     cards_up_read: int = 0
     cards_down: int = 0
     cards_false_up: int = 0
+    cards_covered_up: int = 0
+    cards_covered_up_read: int = 0
     blurred: int = 0
     blurred_read: int = 0
     blurred_stated: int = 0
@@ -176,14 +181,18 @@ def score(
             status = getattr(getattr(result, "status", None), "value", "")
             where_ = (*where, loc)
             misses.append(Miss(*where_, want, seen, flagged, on_map, loc in truth.hidden, status))
-    for card, up in truth.artefacts.items():
-        said = raw.artefacts.get(card) if raw is not None else None
-        if up:
-            tally.cards_up += 1
-            tally.cards_up_read += said is True
-        else:
-            tally.cards_down += 1
-            tally.cards_false_up += said is True
+    for covered, cards in ((False, truth.artefacts), (True, truth.artefacts_covered)):
+        for card, up in cards.items():
+            said = raw.artefacts.get(card) if raw is not None else None
+            if not up:
+                tally.cards_down += 1
+                tally.cards_false_up += said is True
+            elif covered:
+                tally.cards_covered_up += 1
+                tally.cards_covered_up_read += said is True
+            else:
+                tally.cards_up += 1
+                tally.cards_up_read += said is True
 
 
 def _score_blurred(raw: Any, truth: Truth, tally: Tally, on_map: set[str]) -> None:

@@ -27,16 +27,18 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.realtable import art, optics
+from bench.realtable.camera import Camera
 from bench.realtable.canvas import Canvas, Image, to_frame
 from bench.realtable.dicedraw import die_counts, draw_dice
 from bench.realtable.hands import draw_hands
-from bench.realtable.scene import Frame, Scene, Truth
+from bench.realtable.scene import Card, Frame, Scene, Truth
 from bench.realtable.stickers import STICKER_W_MM
 from bench.realtable.tabletop import composite, content, light_field, table_background
 
 HIDDEN_SHARE = 0.5  # a die showing less than this share of its silhouette is "hidden" behind others
 HAND_COVER_DIE = 0.2  # a hand over this much of a die's top face covers its location
 HAND_COVER_TILE = 0.4  # ... or over this much of the tile
+CARD_COVER_SHARE = 0.01  # a card's sticker with more than this share under something is not wholly in view
 
 
 def render(frame: Frame) -> tuple[Image, Truth]:
@@ -82,7 +84,8 @@ def _truth(
 ) -> Truth:
     """Locations with a die mostly hidden behind others (under half of its silhouette showing: its top
     face always shows, since dice are all the same height, but its sides do not), locations a hand covers
-    (a fifth of a die's top face, or 40 % of the tile), artefact cards wholly in view, the dice's boxes."""
+    (a fifth of a die's top face, or 40 % of the tile), artefact cards in view (`_cards_in_view`), the dice's
+    boxes."""
     cam = scene.camera
     hidden: set[str] = set()
     covered: set[str] = set()
@@ -114,22 +117,7 @@ def _truth(
             area = int(m.sum())
             if area and int((hand_mask & (m > 0)).sum()) > HAND_COVER_TILE * area:
                 covered.add(t.tile)
-    artefacts = {}
-    for c in frame.cards:
-        if c.kind != "artefact" or c.artefact is None:
-            continue
-        corners = art.card_corners(STICKER_W_MM, STICKER_W_MM) @ np.array(
-            [[math.cos(c.turn), math.sin(c.turn)], [-math.sin(c.turn), math.cos(c.turn)]]
-        ) + (c.x, c.y)
-        uv, z = cam.project(np.column_stack([corners, np.zeros(4)]), canvas.k)
-        pts = to_frame(cam, canvas, uv)
-        inside = np.all(z > 0) and np.all((pts >= 2) & (pts <= (cam.width - 3, cam.height - 3)))
-        under = any(
-            hand_mask[int(np.clip(v, 0, hand_mask.shape[0] - 1)), int(np.clip(u, 0, hand_mask.shape[1] - 1))]
-            for u, v in uv
-        )
-        if inside and not under:
-            artefacts[c.artefact] = c.up
+    artefacts, covered_cards = _cards_in_view(scene, frame, canvas, hand_mask)
     return Truth(
         scene.board,
         frame.knights(),
@@ -138,4 +126,49 @@ def _truth(
         artefacts,
         frame.optics.blurred,
         boxes,
+        covered_cards,
     )
+
+
+def _cards_in_view(
+    scene: Scene, frame: Frame, canvas: Canvas, hand_mask: npt.NDArray[np.bool_]
+) -> tuple[dict[str, bool], dict[str, bool]]:
+    """Artefact cards whose sticker (code and quiet zone) lies wholly inside the frame, face up or down: those
+    with nothing over their sticker, and those with something over a part of it (a card laid later over it,
+    a die, a hand; more than `CARD_COVER_SHARE` of its area, which forgives the outlines' rounding)."""
+    cam = scene.camera
+    cards = [c for c in frame.cards if c.kind == "artefact" and c.artefact is not None]
+    outlines = [_on_canvas(cam, canvas, art.card_corners(), c) for c in cards]
+    clear: dict[str, bool] = {}
+    covered: dict[str, bool] = {}
+    for i, c in enumerate(cards):
+        uv, z = cam.project(
+            np.column_stack([_placed(art.card_corners(STICKER_W_MM, STICKER_W_MM), c), np.zeros(4)]), canvas.k
+        )
+        pts = to_frame(cam, canvas, uv)
+        if not (np.all(z > 0) and np.all((pts >= 2) & (pts <= (cam.width - 3, cam.height - 3)))):
+            continue
+        sticker = np.zeros(hand_mask.shape, np.uint8)
+        cv2.fillPoly(sticker, [np.round(uv * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        over = np.zeros(hand_mask.shape, np.uint8)
+        for later in outlines[i + 1 :]:
+            cv2.fillPoly(over, [np.round(later * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        inside = sticker > 0
+        hidden = (over[inside] > 0) | hand_mask[inside] | (canvas.labels[inside] > 0)
+        area = int(np.count_nonzero(inside))
+        share = float(np.count_nonzero(hidden)) / area if area else 1.0
+        (clear if share <= CARD_COVER_SHARE else covered)[c.artefact] = c.up  # type: ignore[index]
+    return clear, covered
+
+
+def _placed(corners: npt.NDArray[np.float64], card: Card) -> npt.NDArray[np.float64]:
+    """A card's own corners (mm, its middle at 0) where it lies on the table."""
+    turn = np.array([[math.cos(card.turn), math.sin(card.turn)], [-math.sin(card.turn), math.cos(card.turn)]])
+    return np.asarray(corners @ turn + (card.x, card.y), np.float64)
+
+
+def _on_canvas(
+    cam: Camera, canvas: Canvas, corners: npt.NDArray[np.float64], card: Card
+) -> npt.NDArray[np.float64]:
+    uv, _ = cam.project(np.column_stack([_placed(corners, card), np.zeros(len(corners))]), canvas.k)
+    return np.asarray(uv, np.float64)

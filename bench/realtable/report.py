@@ -50,10 +50,11 @@ def extras(t: Tally) -> str:
         parts.append(
             f"a die hidden behind another {t.hidden} (right {t.hidden_right}, flagged {t.hidden_flagged})"
         )
-    if t.cards_up or t.cards_down:
+    if t.cards_up or t.cards_down or t.cards_covered_up:
         parts.append(
             f"artefact cards face up read {t.cards_up_read}/{t.cards_up}, "
-            f"face down read as up {t.cards_false_up}/{t.cards_down}"
+            f"face down read as up {t.cards_false_up}/{t.cards_down}, "
+            f"face up with the sticker partly covered read {t.cards_covered_up_read}/{t.cards_covered_up}"
         )
     return "; ".join(parts)
 

@@ -247,11 +247,14 @@ class Truth:
     knights: dict[str, dict[Colour, int]]
     covered: frozenset[str] = frozenset()  # locations a hand hides (left out of the knights' score)
     hidden: frozenset[str] = frozenset()  # locations with a die mostly hidden behind others
-    artefacts: dict[str, bool] = field(default_factory=dict)  # artefact cards wholly in view: face up?
+    # artefact cards whose sticker is wholly in view with nothing over it: face up?
+    artefacts: dict[str, bool] = field(default_factory=dict)
     blurred: bool = False
     boxes: list[tuple[str | None, Colour | None, int, tuple[float, float, float, float], float]] = field(
         default_factory=list
     )  # per die: location, colour, value, image box, share of its silhouette seen
+    # artefact cards whose sticker is in view, partly under something (another card, a die, a hand): face up?
+    artefacts_covered: dict[str, bool] = field(default_factory=dict)
 
     @property
     def locations(self) -> list[str]:

@@ -17,7 +17,7 @@ from bench.realtable.cube import place
 from bench.realtable.library import load
 from bench.realtable.protocol import Tally, score
 from bench.realtable.render import draw, render
-from bench.realtable.scene import DieSpec, Family, Frame, Hand, Level, Scene, Truth
+from bench.realtable.scene import Card, DieSpec, Family, Frame, Hand, Level, Scene, Truth
 from bench.realtable.tables import game_frame, make_scene, setup_frame
 from engine.colours import Colour
 from engine.reading import TableReading
@@ -174,3 +174,36 @@ def test_every_tile_shows_both_its_stickers_as_printed(scene: Scene) -> None:
     for code in zxingcpp.read_barcodes(colour):
         found[code.text] = found.get(code.text, 0) + 1
     assert found == {f"MM1:{t.tile}": 2 for t in scene.tiles}
+
+
+def test_a_card_counts_as_in_view_only_with_nothing_over_its_sticker(scene: Scene) -> None:
+    """Cards down the frame's left margin, beside the map: one clear, one another card was laid over (its
+    sticker under that card), one with a die standing on its sticker, one face down; the score counts each."""
+    frame = game_frame(scene, 2)
+    to_table = np.linalg.inv(scene.camera.plane_homography())
+
+    def on_table(u: float, v: float) -> np.ndarray:
+        p = to_table @ np.array([u, v, 1.0])
+        return np.asarray(p[:2] / p[2])
+
+    down = on_table(70, 400) - on_table(70, 100)
+    turn = math.atan2(down[1], down[0]) - math.pi / 2  # the cards' long side down the margin
+
+    def card(v: float, aid: str, up: bool = True) -> Card:
+        x, y = on_table(70, v)
+        return Card("artefact", float(x), float(y), turn, up, aid)
+
+    over = card(105, "A02")  # laid after A01, over its sticker
+    cards = (card(80, "A01"), over, card(230, "A03"), card(350, "A04", up=False), card(470, "A05"))
+    x, y = on_table(70, 470)
+    first = frame.dice[0]
+    die = DieSpec(first.kind, None, place(float(x), float(y), 0.3, 4, 0), None, first.faces, first.face_turns)
+    frame = replace(frame, cards=(*scene.decks, *cards), dice=(die,), hands=())
+    _, truth = draw(frame)
+    assert truth.artefacts == {"A02": True, "A03": True, "A04": False}
+    assert truth.artefacts_covered == {"A01": True, "A05": True}
+    t = Tally()
+    read = TableReading(tiles=dict(truth.tiles), artefacts={"A02": True, "A04": True, "A05": True})
+    score(SimpleNamespace(raw=read), truth, t, [], ("g", "m", 1, 1))
+    assert (t.cards_up, t.cards_up_read, t.cards_down, t.cards_false_up) == (2, 1, 1, 1)
+    assert (t.cards_covered_up, t.cards_covered_up_read) == (2, 1)
