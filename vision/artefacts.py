@@ -65,8 +65,9 @@ def card_region(sticker: Quad) -> Quad:
     return np.asarray(corners, dtype=np.float64)
 
 
-def looks_like_a_code(image: npt.NDArray[np.uint8], quad: Quad) -> bool:
-    """True when the quad holds a QR-like mix of paper white and ink black (an unread but present sticker)."""
+def looks_like_a_code(image: npt.NDArray[np.uint8], quad: Quad, share: float = 0.2) -> bool:
+    """True when the polygon `quad` holds a QR-like mix of paper white and ink black (an unread but present
+    sticker): over `share` of it each, with contrast."""
     h, w = image.shape[:2]
     x0, y0 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [w, h])
     x1, y1 = np.clip(np.ceil(quad.max(axis=0)).astype(int) + 1, 0, [w, h])
@@ -84,7 +85,7 @@ def looks_like_a_code(image: npt.NDArray[np.uint8], quad: Quad) -> bool:
         return False
     dark = np.count_nonzero(pixels < lo + 0.25 * (hi - lo))
     light = np.count_nonzero(pixels > hi - 0.25 * (hi - lo))
-    return bool(dark > 0.2 * pixels.size and light > 0.2 * pixels.size)
+    return bool(dark > share * pixels.size and light > share * pixels.size)
 
 
 def _polygon_box(

@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.hexgrid import Hex
-from vision.artefacts import card_region, looks_like_a_code
+from vision.artefacts import card_region
 from vision.errors import FrameError, TagRejection
 from vision.geometry import LENS_CODES, PINHOLE, Lens, PlaneFit, apply_homography, fit_plane
 from vision.hexfit import (
@@ -393,8 +393,7 @@ def read_map(
         timings["refine_ms"] = (time.perf_counter() - t0) * 1000.0
         if solution is not None and (time.perf_counter() - start) * 1000.0 <= budget:
             t0 = time.perf_counter()
-            edges = None if busy is None else (np.asarray(busy.grad > 40, np.uint8), busy.factor)
-            cards.update(_cards_by_look(gray, solution, cards, previous, known, edges))
+            cards.update(_cards_by_look(gray, solution, cards, previous, known))
             timings["cards_ms"] = (time.perf_counter() - t0) * 1000.0
     all_tags = tuple(tile_tags) + tuple(cards.values())
     if solution is None:
@@ -1006,13 +1005,12 @@ def _unknown_cells(
     }
 
 
-def _cards_by_look(  # noqa: PLR0917
+def _cards_by_look(
     gray: npt.NDArray[np.uint8],
     solution: _Solution,
     cards: Mapping[str, TagDetection],
     previous: MapReading | None,
     known: frozenset[str] | None,
-    edges: tuple[npt.NDArray[np.uint8], int] | None = None,
 ) -> dict[str, TagDetection]:
     """Face-up cards no decode read, found by their codes' look on the table plane the fit gives: a card
     `previous` saw, where it was (`vision.tracking.sight`); a place beside the map that looks like a code,
@@ -1028,9 +1026,7 @@ def _cards_by_look(  # noqa: PLR0917
     avoid = [plane.to_image(fit.lattice.corners((e.x, e.y))) for e in estimates.values()]
     avoid += [plane.to_image(fit.lattice.corners(fit.lattice.centre(c))) for c in _beside(solution, [])]
     avoid += [card_region(t.corners) for t in [*cards.values(), *found.values()]]
-    for place in candidates(gray, pose, avoid, most=CARD_LOOKS, edges=edges):
-        if not looks_like_a_code(gray, pose.square(place, 1.2 * CODE_MM)):
-            continue  # no paper white and ink black there: not worth naming (dice, card art, a hand)
+    for place in candidates(gray, pose, avoid, most=CARD_LOOKS):
         named = recognise(gray, pose, place, [a for a in ids if a not in found])
         if named is not None:
             found[named.id] = TagDetection(TagPayload.of(named.id), named.sighting.corners)

@@ -2,15 +2,17 @@
 degrees, or blurred, is a patch of 1.3 px modules that zxing and zbar give up on; but there are only 57 codes
 we print, and each one's modules are fixed by its payload (`vision.tags.qr_modules`).
 
-Where the table plane is known (`vision.tracking.Pose`), a candidate patch (busy, and of a code's size on the
-plane) is warped to a fronto-parallel crop and
+Where the table plane is known (`vision.tracking.Pose`), places beside the map that look like a code are
+found by `candidates` (dense strong edges over a code's extent as the pose sizes it there, paper white and
+ink black around), and a patch around each is warped to a fronto-parallel crop and
 
 1. turned so that its edges run along the crop's axes (the strongest direction of its gradients, mod 90
    degrees);
 2. located, and its quarter turn found, by the three finder patterns every code has (with their separators
    and quiet zone; the rest of the code left out of the correlation);
-3. named by its modules: sampled at the module centres, correlated with each candidate id's modules over the
-   233 modules in which our codes differ (the finder, timing and format modules are alike in all). A name is
+3. named by its modules: sampled at the module centres, correlated with each candidate id's modules as a
+   camera sees them (blurred into their neighbours: `BLUR_MODULES`) over the 233 modules in which our codes
+   differ (the finder, timing and format modules are alike in all). A name is
    taken only when it correlates at least `NAMED` and beats every other id by `MARGIN`: a patch that is no
    code of ours, or one too blurred to tell from its neighbours, is named nothing (never guessed);
 4. found again by its whole look (`vision.tracking.sight`), which gives its corners.
@@ -29,6 +31,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.artefacts import looks_like_a_code
 from vision.tags import CODE_MM, QR_MODULES, QUIET_MODULES, all_sticker_ids, format_payload, qr_modules
 from vision.tracking import CROP_PX, KnownSticker, Pose, Sighting, sight
 
@@ -38,8 +41,19 @@ Image = npt.NDArray[np.uint8]
 NAMED = 0.55  # correlation of a patch's modules with an id's from which it may be that id
 MARGIN = 0.25  # ... and by which it must beat every other id
 FINDER_SEEN = 0.3  # correlation with the finder patterns from which a patch may be a code at all
+LOCATE_SLACK = 0.1  # a turn whose finders fit the halved crop this much under FINDER_SEEN is looked at
+LOCATE_REFINE_PX = 4  # ... in full, within this many crop px of where the halved crop put them
 REGISTER_PX = 3  # the modules are sampled this far (crop px, a module is 3) around where the finders put them
 PATCH_MM = CODE_MM * 2.5  # the square of the table warped around a candidate (a code with room to move)
+# A module's grey level as sampled carries its neighbours' (lens, defocus, the sensor, enlarging 1.3-2 px
+# modules): the ids' modules are compared blurred by this Gaussian (sigma, modules). 0.4-0.8 all named far
+# codes that sharp modules missed (dev tables, seeds 500000+: 270 -> 285-288 of 298, none named wrong, no
+# name among 2648 places holding no code).
+BLUR_MODULES = 0.6
+PLACE_EDGES = 0.3  # share of strong-edge pixels over a code's extent from which a place may hold a code
+SIZE_STEP = 1.25  # ratio of one box size to the next when the edges are averaged over a code's extent
+PLACE_DISC = 0.7  # ... and a disc around it, its radius this many code sides,
+PLACE_INK = 0.15  # ... must be this much paper white and this much ink black
 
 
 @functools.lru_cache(maxsize=1)
@@ -147,8 +161,11 @@ def _patch(  # noqa: PLR0917
     """The table square `centre` +- `half` (mm), turned by `turn` (radians), warped to `n` x `n` px."""
     return np.asarray(
         cv2.warpPerspective(
-            gray, pose.local(_crop_to_table(centre, half, n, turn), n), (n, n),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+            gray,
+            pose.local(_crop_to_table(centre, half, n, turn), n),
+            (n, n),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
         ),
         np.float32,
     )
@@ -164,15 +181,18 @@ def _crop_to_table(centre: tuple[float, float], half: float, n: int, turn: float
 
 
 def _edge_turn(crop: npt.NDArray[np.float32]) -> float | None:
-    """The direction (radians, mod 90 degrees) its strongest edges run along; None for a flat patch."""
+    """The direction (radians, mod 90 degrees) its edges run along, each weighed by its strength; None for
+    a flat patch. By strength, not its square: a patch of the plane seen at a slant is blurred more along
+    the view than across it, and squared strengths leaned the turn that way (1.3-1.8 px modules: off by
+    over 10 degrees for 8 of 143 codes on dev tables, 1 weighed by strength)."""
     gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
-    power = gx * gx + gy * gy
-    if float(power.sum()) <= 0:
+    strength = cv2.magnitude(gx, gy)
+    if float(strength.sum()) <= 0:
         return None
     angle = np.arctan2(gy, gx)
-    z = complex(float(np.sum(power * np.cos(4 * angle))), float(np.sum(power * np.sin(4 * angle))))
-    if abs(z) < 0.05 * float(power.sum()):
+    z = complex(float(np.sum(strength * np.cos(4 * angle))), float(np.sum(strength * np.sin(4 * angle))))
+    if abs(z) < 0.05 * float(strength.sum()):
         return None  # no square grid of edges: not a code
     return math.atan2(z.imag, z.real) / 4
 
@@ -180,24 +200,53 @@ def _edge_turn(crop: npt.NDArray[np.float32]) -> float | None:
 def _locate(crop: npt.NDArray[np.float32]) -> list[tuple[tuple[int, int], int]]:
     """For each quarter turn k of the code (its top-left at the crop's corner k, counted clockwise from the
     top-left) that its finder patterns fit well enough, where the code's top-left corner, with its quiet
-    zone, lies in the crop."""
+    zone, lies in the crop. Looked for in the crop halved first (a sixteenth of the work), then at full size
+    within `LOCATE_REFINE_PX` of where that put it."""
     look = _finder_look()
+    half = cv2.resize(crop, (crop.shape[1] // 2, crop.shape[0] // 2), interpolation=cv2.INTER_AREA)
     out = []
     for k in range(4):
-        res = cv2.matchTemplate(crop, np.ascontiguousarray(np.rot90(look, -k)), cv2.TM_CCOEFF_NORMED)
-        _lo, score, _at, at = cv2.minMaxLoc(res)
+        turned = np.ascontiguousarray(np.rot90(look, -k))
+        coarse = cv2.matchTemplate(half, _halved(k), cv2.TM_CCOEFF_NORMED)
+        _lo, rough, _at, (cx, cy) = cv2.minMaxLoc(coarse)
+        if rough < FINDER_SEEN - LOCATE_SLACK:
+            continue
+        r = LOCATE_REFINE_PX
+        x0 = min(max(0, 2 * cx - r), crop.shape[1] - turned.shape[1])
+        y0 = min(max(0, 2 * cy - r), crop.shape[0] - turned.shape[0])
+        window = crop[y0 : y0 + turned.shape[0] + 2 * r, x0 : x0 + turned.shape[1] + 2 * r]
+        res = cv2.matchTemplate(window, turned, cv2.TM_CCOEFF_NORMED)
+        _lo, score, _at, (ax, ay) = cv2.minMaxLoc(res)
         if score >= FINDER_SEEN:
-            out.append(((int(at[0]), int(at[1])), k))
+            out.append(((int(x0 + ax), int(y0 + ay)), k))
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _halved(k: int) -> npt.NDArray[np.float32]:
+    """`_finder_look` turned k, halved as `_locate` halves the crop."""
+    look = np.ascontiguousarray(np.rot90(_finder_look(), -k))
+    out = np.asarray(cv2.resize(look, (look.shape[1] // 2, look.shape[0] // 2), interpolation=cv2.INTER_AREA))
+    out.setflags(write=False)
+    return np.asarray(out, np.float32)
+
+
+@functools.lru_cache(maxsize=64)
+def _seen(sticker_id: str) -> npt.NDArray[np.float32]:
+    """An id's modules as a camera sees a small code (`_signed` blurred by `BLUR_MODULES`, the quiet zone
+    light): each module's grey level carries some of its neighbours'."""
+    padded = np.pad(_signed(sticker_id), 2, mode="constant", constant_values=1.0)
+    out = np.asarray(cv2.GaussianBlur(padded, (5, 5), BLUR_MODULES)[2:-2, 2:-2], np.float32)
+    out.setflags(write=False)
     return out
 
 
 @functools.lru_cache(maxsize=32)
-def _turned_signatures(
-    ids: tuple[str, ...], k: int
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-    """The varying modules as a crop shows a code turned k, and each id's signs there less their mean."""
+def _turned_signatures(ids: tuple[str, ...], k: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+    """The varying modules as a crop shows a code turned k, and each id's look there (`_seen`) less its
+    mean."""
     mask = np.ascontiguousarray(np.rot90(_varying(), -k))
-    signatures = np.stack([np.rot90(_signed(i), -k)[mask] for i in ids])
+    signatures = np.stack([np.rot90(_seen(i), -k)[mask] for i in ids])
     signatures -= signatures.mean(axis=1, keepdims=True)
     signatures.setflags(write=False)
     return mask, signatures
@@ -303,14 +352,19 @@ def _corners_mm(  # noqa: PLR0917
     return np.asarray(pts[:, :2] / pts[:, 2:3], np.float64)
 
 
-def strong_edges(gray: Image, width: int = 960) -> tuple[npt.NDArray[np.uint8], int]:
-    """The frame's strong edges (morphological gradient over 40 grey levels) about `width` px wide, and the
-    factor it was shrunk by."""
+def edge_density(gray: Image) -> tuple[npt.NDArray[np.uint8], int]:
+    """The share of strong-edge pixels (morphological gradient over 40 grey levels) found at up to 1920 px
+    wide, in 256ths, averaged over 2 x 2 blocks: an image about 960 px wide, and the factor it is smaller than
+    the frame by. The edges are found before the frame is shrunk: a far code's 1.3 px modules make edges at
+    full size that a shrunk frame has smoothed away."""
     h, w = gray.shape[:2]
-    factor = max(1, round(w / width))
-    small = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA) if factor > 1 else gray
-    grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-    return np.asarray(grad > 40, np.uint8), factor
+    first = max(1, round(w / 1920))
+    full = cv2.resize(gray, (w // first, h // first), interpolation=cv2.INTER_AREA) if first > 1 else gray
+    grad = cv2.morphologyEx(full, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    _t, edges = cv2.threshold(grad, 40, 255, cv2.THRESH_BINARY)
+    eh, ew = edges.shape
+    density = cv2.resize(edges, (ew // 2, eh // 2), interpolation=cv2.INTER_AREA)
+    return np.asarray(density, np.uint8), 2 * first
 
 
 def candidates(
@@ -320,31 +374,87 @@ def candidates(
     most: int = 8,
     edges: tuple[npt.NDArray[np.uint8], int] | None = None,
 ) -> list[tuple[float, float]]:
-    """Places on the table plane (mm) that look like a code (dense strong edges over a code's area) outside
-    the image polygons `avoid` (the tiles, the codes known), busiest first. `edges`: `strong_edges(gray)`,
-    when the caller has it."""
-    h, w = gray.shape[:2]
-    binary, factor = edges if edges is not None else strong_edges(gray)
-    edges_f = binary.astype(np.float32)
-    out_mask = np.ones(binary.shape, np.uint8)
+    """Places on the table plane (mm) that look like a code outside the image polygons `avoid` (the tiles,
+    the codes known), busiest first: dense strong edges over a code's area as the pose sizes a code there
+    (at 45 degrees a code at the frame's far edge is a third the size of one near it), and a mix of paper
+    white and ink black around the place whatever way the code is turned (`looks_like_a_code` over a disc).
+    `edges`: `edge_density(gray)`, when the caller has it."""
+    density_in, factor = edges if edges is not None else edge_density(gray)
+    dh, dw = density_in.shape
+    out_mask = np.ones((dh, dw), np.uint8)
     for poly in avoid:
         pts = np.round(np.asarray(poly, np.float64) / factor).astype(np.int32)
         cv2.fillConvexPoly(out_mask, pts, 0)
-    # a code's size here (across and along the frame): from the pose at the frame's middle (coarse will do)
-    mid = pose.to_table(np.array([[w / 2, h / 2]]))[0]
-    span = pose.to_image(mid + np.array([[0.0, 0.0], [CODE_MM, 0.0], [0.0, CODE_MM]]))
-    reach = np.abs(span[1:] - span[0]).max(axis=0) / factor
-    size = (max(4, round(float(reach[0]))), max(4, round(float(reach[1]))))
-    density = cv2.boxFilter(edges_f, -1, size)
-    peaks = (density == cv2.dilate(density, np.ones(size[::-1], np.uint8))) & (density > 0.3)
+    scaled = _scaled_density(density_in, factor, pose)
+    if scaled is None:
+        return []
+    density, nms = scaled
+    peaks = (density == cv2.dilate(density, np.ones(nms[::-1], np.uint8))) & (density > 255 * PLACE_EDGES)
     peaks &= out_mask > 0
     ys, xs = np.nonzero(peaks)
-    order = np.argsort(-density[ys, xs])[: 4 * most]
+    order = np.argsort(-density[ys, xs])[: 6 * most]
     if not len(order):
         return []
     at = np.asarray(np.column_stack([xs[order], ys[order]]), np.float64) * factor + (factor - 1) / 2
     out: list[tuple[float, float]] = []
     for p in pose.to_table(at):  # a plateau of equal density gives several peaks: one place each
-        if all(math.dist(p, q) > CODE_MM for q in out):
-            out.append((float(p[0]), float(p[1])))
-    return out[:most]
+        if not all(math.dist(p, q) > CODE_MM for q in out):
+            continue
+        place = (float(p[0]), float(p[1]))
+        if looks_like_a_code(gray, _disc(pose, place, PLACE_DISC * CODE_MM), share=PLACE_INK):
+            out.append(place)
+            if len(out) == most:
+                break
+    return out
+
+
+def _scaled_density(
+    density: npt.NDArray[np.uint8], factor: int, pose: Pose
+) -> tuple[npt.NDArray[np.uint8], tuple[int, int]] | None:
+    """`density` averaged over a code's extent in the image wherever it lies (in `density`'s px: a few box
+    sizes, each used where the pose gives a code about that size), and the smallest box (x, y); None when
+    the pose puts no code of a sensible size in the frame."""
+    dh, dw = density.shape
+    step = 32
+    gy, gx = np.mgrid[0:dh:step, 0:dw:step]
+    at = np.column_stack([gx.ravel(), gy.ravel()]).astype(np.float64) * factor
+    with np.errstate(all="ignore"):
+        mm = pose.to_table(at)
+        a = np.abs(pose.to_image(mm + np.array([CODE_MM, 0.0])) - at)  # a code's sides along the table's axes
+        b = np.abs(pose.to_image(mm + np.array([0.0, CODE_MM])) - at)
+    # a code turned any way spans about the larger of its sides' extents across and down the image
+    reach_x = np.maximum(a[:, 0], b[:, 0]) / factor
+    reach_y = np.maximum(a[:, 1], b[:, 1]) / factor
+    good = np.isfinite(reach_x) & np.isfinite(reach_y) & (reach_x > 2) & (reach_y > 2)
+    if not good.any():
+        return None
+    side = np.sqrt(reach_x * reach_y)
+    root = math.sqrt(float(np.median(reach_x[good] / reach_y[good])))
+    lo = max(4.0, float(np.percentile(side[good], 2)))
+    hi = max(lo, float(np.percentile(side[good], 98)))
+    sizes = [lo]
+    while sizes[-1] * SIZE_STEP < hi * math.sqrt(SIZE_STEP):
+        sizes.append(sizes[-1] * SIZE_STEP)
+    side = np.where(good, side, lo).reshape(gy.shape)
+    nearest = np.argmin(np.abs(np.log(side[None] / np.asarray(sizes)[:, None, None])), axis=0)
+    which = cv2.resize(nearest.astype(np.uint8), (dw, dh), interpolation=cv2.INTER_NEAREST)
+    boxes = [(max(3, round(s * root)), max(3, round(s / root))) for s in sizes]
+    out = np.zeros((dh, dw), np.uint8)
+    for i, (bx, by) in enumerate(boxes):
+        here = which == i
+        rows, cols = np.flatnonzero(here.any(axis=1)), np.flatnonzero(here.any(axis=0))
+        if not len(rows):
+            continue
+        # the part of the frame this size is used in, and room for its box around it
+        y0, y1 = max(0, int(rows[0]) - by), min(dh, int(rows[-1]) + 1 + by)
+        x0, x1 = max(0, int(cols[0]) - bx), min(dw, int(cols[-1]) + 1 + bx)
+        band = cv2.boxFilter(density[y0:y1, x0:x1], -1, (bx, by))
+        np.copyto(out[y0:y1, x0:x1], band, where=here[y0:y1, x0:x1])
+    return out, boxes[0]
+
+
+def _disc(pose: Pose, place: tuple[float, float], radius_mm: float) -> FloatArray:
+    """A disc of the table plane around `place` (a 12-gon), in the image."""
+    a = np.linspace(0.0, 2 * math.pi, 12, endpoint=False)
+    x, y = place
+    return pose.to_image(np.column_stack([x + radius_mm * np.cos(a), y + radius_mm * np.sin(a)]))

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.artefacts import card_region, looks_like_a_code
+from vision.artefacts import card_region
 from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.geometry import apply_homography, fit_plane
 from vision.qr import Backend, DecodeResult, IgnoredCode, TagDetection, decode_tags, to_gray
@@ -217,13 +217,11 @@ class TrackedReader:
         avoid += [card_region(q) for q in cards.values()]
         found: dict[str, FloatArray] = {}
         tries = 0
-        for place in candidates(gray, pose, avoid):
+        for place in candidates(gray, pose, avoid, most=CARD_TRIES + len(self._barren)):
             if tries >= CARD_TRIES:
                 break
             if any(math.dist(place, p) < CARD_PLACE_MM for p in self._barren):
                 continue
-            if not looks_like_a_code(gray, pose.square(place, 1.2 * CODE_MM)):
-                continue  # no paper white and ink black there: not worth naming (dice, card art, a hand)
             tries += 1
             named = recognise(gray, pose, place, [a for a in ids if a not in found])
             if named is None:
