@@ -1,7 +1,9 @@
 """Engine actions and events in words, for buttons and the history ("Ann advanced 4 knights into the Fort of
 Gien — battle"). Short, in the active language; every game noun (places, cards, artefacts, players) through
 the `Translator`'s nouns, so a Dutch or Swedish line has no English name in it. A button says its move's
-prompt, declared with the move in the engine (`Move.prompt`) and translated here by its English template."""
+prompt and a history line its move's history, both declared with the move in the engine (`Move.prompt`,
+`Move.history`) and translated here by their English templates; what followed is said after it, event by
+event."""
 
 from __future__ import annotations
 
@@ -16,13 +18,13 @@ from engine import events as ev
 from engine.catalogue import ArtefactSpec, ArtefactType, CardSpec, CastleSpec, LakeSpec, TerritorySpec
 from engine.colours import Colour
 from engine.gamedata import GameData
-from engine.moves import Slot, placeholders
+from engine.moves import Prompt, Slot
 from engine.rules import MOVE_OF
 from engine.state import GameState
 
-# The gettext context of the moves' prompts: each prompt's English template is its msgid.
+# The gettext context of the moves' prompts and histories: each English template is its msgid.
 PROMPT_CONTEXT = "move"
-_SLOT = re.compile(r"\{(\w+):\w+\}")
+_PLACEHOLDER = re.compile(r"\{(\w+)(?::(\w+))?\}")
 _FIELD = re.compile(r"\{(\w+)\}")
 
 
@@ -93,12 +95,23 @@ class Describer:
     def option(self, a: A.Action) -> str:
         """The button that offers `a`: its move's prompt (`engine.moves.Prompt`, declared with the move) in
         the active language, each placeholder's value put into words by its kind."""
-        template = self.tr.p(PROMPT_CONTEXT, MOVE_OF[type(a)].prompt.template(a))
-        parts = {name: self._value(slot, getattr(a, name)) for name, slot in placeholders(template)}
-        plain = _SLOT.sub(r"{\1}", template)  # "{target:place}" -> "{target}", as `fitted` reads them
+        return self._said(MOVE_OF[type(a)].prompt, a, None)
+
+    def _said(self, prompt: Prompt, a: A.Action, before: GameState | None) -> str:
+        """`prompt`'s template for `a`, translated, each placeholder's value put into words by its kind (a
+        field may be said two ways in one template: "{player:player} used the {player:crown}")."""
+        parts: dict[str, str] = {}
+
+        def field(m: re.Match[str]) -> str:
+            name, kind = m.group(1), m.group(2)
+            key = f"{name}_{kind}" if kind else name
+            parts[key] = self._value(Slot(kind or Slot.NUMBER.value), getattr(a, name), before)
+            return "{" + key + "}"
+
+        plain = _PLACEHOLDER.sub(field, self.tr.p(PROMPT_CONTEXT, prompt.template(a)))
         return _FIELD.sub(lambda m: parts[m.group(1)], self.tr.fitted(plain, parts))
 
-    def _value(self, slot: Slot, value: Any) -> str:
+    def _value(self, slot: Slot, value: Any, before: GameState | None) -> str:
         match slot:
             case Slot.PLACE:
                 return self.place(value)
@@ -114,7 +127,15 @@ class Describer:
                 return self._layout(value)
             case Slot.DICE:
                 return " ".join(map(str, value))
+            case Slot.CROWN:
+                return self._crown(value, before)
         return str(value)
+
+    def _crown(self, colour: Colour, state: GameState | None) -> str:
+        specs = self.data.artefacts
+        held = state.players[colour].artefacts if state is not None else ()
+        crowns = (h.id for h in held if h.id in specs and specs[h.id].type is ArtefactType.CROWN)
+        return next((self.artefact(c) for c in crowns), self.tr("crown"))
 
     def _layout(self, layout: Iterable[tuple[str, int]]) -> str:
         return ", ".join(f"{self.place(loc)} {n}" for loc, n in layout)
@@ -122,53 +143,35 @@ class Describer:
     # --------------------------------------------------------------------------------------- history
 
     def action(self, a: A.Action, events: Iterable[ev.Event], before: GameState) -> str:
-        """One line for the history: who did what, and what followed."""
+        """One line for the history: who did what (its move's `history`, declared with the move; else the
+        player and the prompt), then what followed."""
+        history = MOVE_OF[type(a)].history
+        if history is None:
+            text = f"{self.name(a.player)}: {self.option(a)}"
+        else:
+            text = self._said(history, a, before)
+        for e in events:
+            note = self._followed(e)
+            if note:
+                text += " — " + note
+        return text
+
+    def _followed(self, e: ev.Event) -> str:
+        """What a history line says of an event that followed its move ("" for the events it leaves out)."""
         t = self.tr
-        who = self.name(a.player)
-        evs = list(events)
-        match a:
-            case A.Advance():
-                text = t("{who} advanced {n} knights into {place}").format(
-                    who=who, n=a.knights, place=self.place(a.target)
-                )
-                if any(isinstance(e, ev.BattleStarted) for e in evs):
-                    text += " — " + t("battle")
-                elif any(isinstance(e, ev.Conquered) for e in evs):
-                    text += " — " + t("conquered")
-            case A.Redistribute():
-                text = t("{who} redistributed: {layout}").format(who=who, layout=self._layout(a.layout))
-            case A.EndTurn():
-                text = t("{who} ended the turn").format(who=who)
-            case A.PlayConflict():
-                text = t("{who} played a conflict card face-down").format(who=who)
-            case A.UseCrown():
-                specs = self.data.artefacts
-                crown = next(
-                    (
-                        self.artefact(h.id)
-                        for h in before.players[a.player].artefacts
-                        if h.id in specs and specs[h.id].type is ArtefactType.CROWN
-                    ),
-                    t("crown"),
-                )
-                text = t("{who} used the {crown}").format(who=who, crown=crown)
-                if a.affected is not None:
-                    text += " → " + self.name(a.affected)
-            case A.RollDice():
-                text = t("{who} rolled {values}").format(who=who, values=" ".join(map(str, a.values)))
-            case _:
-                text = f"{who}: {self.option(a)}"
-        for e in evs:
-            if isinstance(e, ev.ConflictRevealed):
-                text += " — " + t("revealed {a} against {d}").format(
+        match e:
+            case ev.BattleStarted():
+                return t("battle")
+            case ev.Conquered():
+                return t("conquered")
+            case ev.ConflictRevealed():
+                return t("revealed {a} against {d}").format(
                     a=self.card(e.attacker_card), d=self.card(e.defender_card)
                 )
-            elif isinstance(e, ev.BattleResult):
-                text += " — " + t("{w} won {a} to {d}").format(
+            case ev.BattleResult():
+                return t("{w} won {a} to {d}").format(
                     w=self.name(e.winner), a=e.attacker_score, d=e.defender_score
                 )
-            elif isinstance(e, ev.GameWon):
-                text += " — " + t("{names} won the game").format(
-                    names=", ".join(self.name(c) for c in e.winners)
-                )
-        return text
+            case ev.GameWon():
+                return t("{names} won the game").format(names=", ".join(self.name(c) for c in e.winners))
+        return ""

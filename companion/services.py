@@ -136,7 +136,8 @@ class TableSnapshot:
 
 
 class OptionKind(Enum):
-    """What a tap on an option does; lets presenters give each kind the right input (a number, a card...)."""
+    """What a tap on an option does; lets presenters give each kind the right input (a number, a card...).
+    An engine move's option has the kind its move declares (`engine.moves.MoveKind`, the same value)."""
 
     SIMPLE = "simple"  # apply as it is
     PLACE = "place"

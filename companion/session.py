@@ -55,29 +55,6 @@ from engine.reconcile import reconcile
 from engine.state import Battle, GameState, TurnStep
 from engine.turn import STEPS_OF
 
-KIND_OF: dict[type[A.Action], OptionKind] = {
-    A.PlayCallToArms: OptionKind.RESOURCE,
-    A.PlayTacticalAdvance: OptionKind.RESOURCE,
-    A.PlayFracture: OptionKind.FRACTURE,
-    A.PassFracture: OptionKind.PASS,
-    A.PassFractureRound: OptionKind.PASS,  # with `upto`; without it OptionKind.PASS_ALL (see `_option`)
-    A.DeclareAuthority: OptionKind.SIMPLE,
-    A.UseCrown: OptionKind.CROWN,
-    A.Redistribute: OptionKind.REDISTRIBUTE,
-    A.Advance: OptionKind.ADVANCE,
-    A.SkipAdvance: OptionKind.END_STEP,
-    A.EndTurn: OptionKind.END_STEP,
-    A.RollDice: OptionKind.ROLL,
-    A.Equalise: OptionKind.SCEPTRE,
-    A.DiscardRandom: OptionKind.ABILITY,
-    A.PlayConflict: OptionKind.CONFLICT,
-    A.PlaySupport: OptionKind.SUPPORT,
-    A.DiscardCard: OptionKind.ABILITY,
-    A.ArrangeTop: OptionKind.CROWN,
-    A.ReturnCard: OptionKind.CROWN,
-    A.DestroyArtefact: OptionKind.CROWN,
-    A.ProsperityChoice: OptionKind.CROWN,
-}
 # The order of battle's step (p.12) a battle is at while it waits for a decision.
 _STEP_WAITING: dict[type[Decision], int] = {
     ConflictCards: 4,
@@ -490,9 +467,7 @@ class EngineSession:
         return cands
 
     def _option(self, a: A.Action, enabled: bool, verdict: Any) -> Option:
-        kind = KIND_OF.get(type(a), OptionKind.SIMPLE)
-        if isinstance(a, A.PassFractureRound) and a.upto is None:
-            kind = OptionKind.PASS_ALL
+        kind = OptionKind(rules.MOVE_OF[type(a)].kind_of(a).value)  # declared with the move (`Move.kind`)
         target = getattr(a, "target", None)
         if isinstance(target, str) and kind is OptionKind.ADVANCE:
             tgt: str | None = target

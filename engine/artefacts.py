@@ -35,7 +35,7 @@ from engine.decisions import (
     VitalityRedistribution,
 )
 from engine.knights import gain_castle, lose_in_territory
-from engine.moves import OPEN_STEPS, Move, Prompt, on_turn_only, waiting_first
+from engine.moves import OPEN_STEPS, Move, MoveKind, Prompt, on_turn_only, waiting_first
 from engine.rulebook import Rule
 from engine.state import ArtefactHolding, GameState, defender_knights
 from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
@@ -635,7 +635,7 @@ PLAY_FRACTURE = Move(
         "A fracture card cannot be played between your redistribution and your advance.",
         Rule.FRACTURE,
     ),
-    prompt=Prompt("Fracture {target:artefact}"), answers=FractureWindow,
+    prompt=Prompt("Fracture {target:artefact}"), kind=MoveKind.FRACTURE, answers=FractureWindow,
     on_turn=OPEN_STEPS,
 )
 PASS_FRACTURE = Move(
@@ -645,6 +645,7 @@ PASS_FRACTURE = Move(
     _pass_options,
     _no_window,
     prompt=Prompt("No fracture"),
+    kind=MoveKind.PASS,
     answers=FractureWindow,
 )
 PASS_FRACTURE_ROUND = Move(
@@ -658,6 +659,8 @@ PASS_FRACTURE_ROUND = Move(
         absent="Nobody else plays a fracture card",
         when="upto",
     ),
+    kind=MoveKind.PASS,
+    kind_absent=MoveKind.PASS_ALL,  # nobody named: everyone still to decide passes, in one answer
     answers=FractureWindow,
 )
 USE_CROWN = Move(
@@ -671,7 +674,14 @@ USE_CROWN = Move(
         "Crowns cannot be used between your redistribution and your advance.",
         Rule.CROWNS,
     ),
-    prompt=Prompt("Use crown → {affected:player}", absent="Use crown", when="affected"), on_turn=OPEN_STEPS,
+    prompt=Prompt("Use crown → {affected:player}", absent="Use crown", when="affected"),
+    kind=MoveKind.CROWN,
+    history=Prompt(
+        "{player:player} used the {player:crown} → {affected:player}",
+        absent="{player:player} used the {player:crown}",
+        when="affected",
+    ),
+    on_turn=OPEN_STEPS,
 )
 EQUALISE = Move(
     A.Equalise,
@@ -680,11 +690,12 @@ EQUALISE = Move(
     _equalise_options,
     _equalise_not_now,
     prompt=Prompt("Battle as equals", absent="Keep my knights", when="use"),
+    kind=MoveKind.SCEPTRE,
     answers=SceptreChoice,
 )
 ARRANGE_TOP = Move(
     A.ArrangeTop, _check_arrange, _arrange, _arrange_options, _only_after("Crown of Insight"),
-    prompt=Prompt("Cards put back"), answers=InsightArrangement,
+    prompt=Prompt("Cards put back"), kind=MoveKind.CROWN, answers=InsightArrangement,
 )
 RETURN_CARD = Move(
     A.ReturnCard,
@@ -693,11 +704,12 @@ RETURN_CARD = Move(
     _return_options,
     _only_after("Crown of Order"),
     prompt=Prompt("Return {card:card}"),
+    kind=MoveKind.CROWN,
     answers=OrderReturn,
 )
 DESTROY_ARTEFACT = Move(
     A.DestroyArtefact, _check_destroy, _destroy, _destroy_options, _only_after("Crown of Corruption"),
-    prompt=Prompt("Destroy {artefact:artefact}"), answers=CorruptionTarget,
+    prompt=Prompt("Destroy {artefact:artefact}"), kind=MoveKind.CROWN, answers=CorruptionTarget,
 )
 PROSPERITY_CHOICE = Move(
     A.ProsperityChoice,
@@ -706,6 +718,7 @@ PROSPERITY_CHOICE = Move(
     _prosperity_options,
     _only_after("Crown of Prosperity"),
     prompt=Prompt("Discard the top card", absent="Leave the top card", when="discard"),
+    kind=MoveKind.CROWN,
     answers=ProsperityChoiceWindow,
 )
 

@@ -33,7 +33,7 @@ from engine.catalogue import Ability, ArtefactType, CardKind
 from engine.colours import Colour
 from engine.decisions import ConflictCards, DicePurpose, DiceRoll, FractureMoment, SupportTurns
 from engine.knights import lose_in_territory, retreat
-from engine.moves import Move, Prompt, waiting_first
+from engine.moves import Move, MoveKind, Prompt, waiting_first
 from engine.rulebook import Rule, Step
 from engine.state import (
     Battle,
@@ -578,6 +578,8 @@ ROLL_DICE = Move(
     _dice_options,
     _dice_not_now,
     prompt=Prompt("Dice: {values:dice}"),
+    kind=MoveKind.ROLL,
+    history=Prompt("{player:player} rolled {values:dice}"),
     answers=DiceRoll,
 )
 PLAY_CONFLICT = Move(
@@ -587,6 +589,8 @@ PLAY_CONFLICT = Move(
     _conflict_options,
     _conflict_not_now,
     prompt=Prompt("{card:card}", absent="No conflict card (0)", when="card"),
+    kind=MoveKind.CONFLICT,
+    history=Prompt("{player:player} played a conflict card face-down"),  # the card stays secret
     answers=ConflictCards,
 )
 PLAY_SUPPORT = Move(
@@ -596,6 +600,7 @@ PLAY_SUPPORT = Move(
     _support_options,
     _support_not_now,
     prompt=Prompt("{cards:cards}", absent="No more support", when="cards"),
+    kind=MoveKind.SUPPORT,
     answers=SupportTurns,
 )
 

@@ -14,7 +14,7 @@ from engine.catalogue import CardKind
 from engine.colours import Colour
 from engine.decisions import AuthorityDraw, OptionalDiscard, RandomDiscard
 from engine.knights import gain_castle
-from engine.moves import OPEN_STEPS, Move, Prompt, on_turn_only, waiting_first
+from engine.moves import OPEN_STEPS, Move, MoveKind, Prompt, on_turn_only, waiting_first
 from engine.rulebook import Rule
 from engine.state import GameState, Knowledge
 from engine.verdict import Reason, Verdict, accept, name_of, refuse, who
@@ -316,7 +316,7 @@ CALL_TO_ARMS = Move(
         "A call to arms cannot be played between your redistribution and your advance.",
         Rule.RESOURCES,
     ),
-    prompt=Prompt("Call to arms (+2 knights)"), on_turn=OPEN_STEPS,
+    prompt=Prompt("Call to arms (+2 knights)"), kind=MoveKind.RESOURCE, on_turn=OPEN_STEPS,
 )
 
 
@@ -352,7 +352,7 @@ TACTICAL_ADVANCE = Move(
         "A tactical advance cannot be played between your redistribution and your advance.",
         Rule.RESOURCES,
     ),
-    prompt=Prompt("Tactical advance"), on_turn=OPEN_STEPS,
+    prompt=Prompt("Tactical advance"), kind=MoveKind.RESOURCE, on_turn=OPEN_STEPS,
 )
 
 
@@ -430,6 +430,7 @@ DISCARD_CARD = Move(
     _discard_options,
     _discard_not_now,
     prompt=Prompt("Discard {card:card}", absent="Keep my cards", when="card"),
+    kind=MoveKind.ABILITY,
     answers=OptionalDiscard,
 )
 
@@ -466,7 +467,7 @@ DISCARD_RANDOM = Move(
     _random_discard,
     _random_discard_options,
     _random_discard_not_now,
-    prompt=Prompt("Discard {card:card}"), answers=RandomDiscard,
+    prompt=Prompt("Discard {card:card}"), kind=MoveKind.ABILITY, answers=RandomDiscard,
 )
 
 

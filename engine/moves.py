@@ -5,9 +5,11 @@ Each topic module (cards, artefacts, battle, turn) declares the moves it owns as
 place.
 
 A move's `prompt` is how a player is offered it, in English, as data: a template whose placeholders name the
-action's fields and say what kind of value each holds (`"{knights} into {target:place}"`). The app looks the
-template up in its catalogues (it is the msgid) and puts each value into words by its kind; the engine knows
-nothing of languages or screens.
+action's fields and say what kind of value each holds (`"{knights} into {target:place}"`); its `history` is
+how the game's history tells it once played (`"{player:player} ended the turn"`). The app looks each template
+up in its catalogues (it is the msgid) and puts each value into words by its kind. A move's `kind` says what
+kind of choice it is (a resource card, a crown, a pass...), for a front end to group moves and ask for the
+right input. The engine knows nothing of languages or screens.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Slot(Enum):
     ARTEFACT = "artefact"  # an artefact id
     LAYOUT = "layout"  # a redistribution's (place id, knights) pairs
     DICE = "dice"  # a tuple of die values
+    CROWN = "crown"  # a Colour: the crown that player holds (said from the state the action was played in)
 
 
 _PLACEHOLDER = re.compile(r"\{(?P<name>\w+)(?::(?P<slot>\w+))?\}")
@@ -68,6 +71,26 @@ class Prompt:
         return (self.text, self.absent) if self.when else (self.text,)
 
 
+class MoveKind(Enum):
+    """What kind of choice a move is: for a front end to group the moves offered and give each the input it
+    needs."""
+
+    RESOURCE = "resource"  # a resource card played on one's own turn
+    CROWN = "crown"  # a crown used, or a choice its ability asks for
+    REDISTRIBUTE = "redistribute"
+    ADVANCE = "advance"
+    END_STEP = "end_step"  # the advance declined, or the turn ended
+    FRACTURE = "fracture"  # a fracture card on an artefact
+    PASS = "pass"  # no fracture card: from one player, or from each player up to a named one
+    PASS_ALL = "pass_all"  # no fracture card from anybody still to decide in the window: one answer for all
+    CONFLICT = "conflict"  # a conflict card, face down
+    SUPPORT = "support"  # support cards
+    ROLL = "roll"  # dice: chance, an input
+    SCEPTRE = "sceptre"  # a sceptre's choice
+    ABILITY = "ability"  # a card discarded by an ability
+    SIMPLE = "simple"  # anything else: played as it is
+
+
 @dataclass(frozen=True, slots=True)
 class Move(Generic[A, D]):
     """One kind of action.
@@ -80,6 +103,10 @@ class Move(Generic[A, D]):
     - `not_now(state, action)`: the most specific rule against it when it cannot be played at this point of
       the game at all, by anyone.
     - `prompt`: how a player is offered it (a `Prompt`: English templates naming the action's fields).
+    - `kind`: what kind of choice it is; `kind_absent`, when set, is the kind of an action whose field the
+      prompt's `when` names is empty (a fracture pass naming nobody passes for everyone left).
+    - `history`: how the history tells it once played (a `Prompt` whose templates may name the player too);
+      None: the player's name and the prompt.
     - `answers`: the class of decision it answers (None: none).
     - `on_turn`: the steps of the turn in which the player whose turn it is may play it while nothing is
       waiting (empty: never).
@@ -91,16 +118,30 @@ class Move(Generic[A, D]):
     options: Callable[[GameState, D], Iterable[A]]
     not_now: Callable[[GameState, A], Verdict]
     prompt: Prompt
+    kind: MoveKind = MoveKind.SIMPLE
+    kind_absent: MoveKind | None = None
+    history: Prompt | None = None
     answers: type[Decision] | None = None
     on_turn: frozenset[TurnStep] = frozenset()
 
     def __post_init__(self) -> None:
         names = {f.name for f in fields(self.action)}
-        wanted = [name for t in self.prompt.templates() for name, _slot in placeholders(t)]
-        wanted += [self.prompt.when] if self.prompt.when else []
-        unknown = [name for name in wanted if name not in names]
-        if unknown:
-            raise ValueError(f"{self.action.__name__}'s prompt {self.prompt!r} names no field {unknown}")
+        for what, prompt in (("prompt", self.prompt), ("history", self.history)):
+            if prompt is None:
+                continue
+            wanted = [name for t in prompt.templates() for name, _slot in placeholders(t)]
+            wanted += [prompt.when] if prompt.when else []
+            unknown = [name for name in wanted if name not in names]
+            if unknown:
+                raise ValueError(f"{self.action.__name__}'s {what} {prompt!r} names no field {unknown}")
+        if self.kind_absent is not None and not self.prompt.when:
+            raise ValueError(f"{self.action.__name__}'s kind_absent needs a prompt that says when (`when`)")
+
+    def kind_of(self, action: A) -> MoveKind:
+        """The kind of choice `action` is."""
+        if self.kind_absent is not None and not getattr(action, self.prompt.when):
+            return self.kind_absent
+        return self.kind
 
 
 # The steps of a turn in which nothing is waiting for a decision (steps 2-3 and 7-8, and 5 after a

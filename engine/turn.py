@@ -27,7 +27,7 @@ from engine.decisions import (
     VitalityRedistribution,
 )
 from engine.knights import gain_castle
-from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move, Prompt, on_turn_only
+from engine.moves import ANY_OPEN_STEPS, OPEN_STEPS, Move, MoveKind, Prompt, on_turn_only
 from engine.rulebook import Rule, Step
 from engine.speed import memo
 from engine.state import GameState, TurnStep, dice_for
@@ -550,18 +550,26 @@ REDISTRIBUTE = Move(
         Rule.R24,
     ),
     prompt=Prompt("Move to: {layout:layout}", absent="Leave knights as they are", when="layout"),
+    kind=MoveKind.REDISTRIBUTE,
+    history=Prompt("{player:player} redistributed: {layout:layout}"),
     answers=VitalityRedistribution,
     on_turn=OPEN_STEPS,
 )
 SKIP_ADVANCE = Move(
     A.SkipAdvance, _check_skip, _skip, _skip_options, on_turn_only(_AFTER_THE_BATTLE, Rule.BATTLE_9),
-    prompt=Prompt("No advance"), on_turn=ANY_OPEN_STEPS,
+    prompt=Prompt("No advance"), kind=MoveKind.END_STEP, on_turn=ANY_OPEN_STEPS,
 )
 ADVANCE = Move(
     A.Advance, _check_advance, _advance, _advance_options, on_turn_only(_AFTER_THE_BATTLE, Rule.BATTLE_9),
-    prompt=Prompt("{knights} into {target:place}"), on_turn=ANY_OPEN_STEPS,
+    prompt=Prompt("{knights} into {target:place}"),
+    kind=MoveKind.ADVANCE,
+    history=Prompt("{player:player} advanced {knights} knights into {target:place}"),
+    on_turn=ANY_OPEN_STEPS,
 )
 END_TURN = Move(
     A.EndTurn, _check_end, _end, _end_options, on_turn_only(_AFTER_THE_BATTLE, Rule.BATTLE_9),
-    prompt=Prompt("End turn"), on_turn=ANY_OPEN_STEPS,
+    prompt=Prompt("End turn"),
+    kind=MoveKind.END_STEP,
+    history=Prompt("{player:player} ended the turn"),
+    on_turn=ANY_OPEN_STEPS,
 )

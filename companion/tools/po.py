@@ -82,11 +82,13 @@ def _nouns() -> set[str]:
 
 
 def prompts() -> set[str]:
-    """The moves' prompts, declared with each move in the engine (`Move.prompt`)."""
+    """The moves' prompts and history lines, declared with each move in the engine (`Move.prompt`,
+    `Move.history`)."""
     from companion.describe import PROMPT_CONTEXT
     from engine.rules import MOVES
 
-    return {key(PROMPT_CONTEXT, t) for m in MOVES for t in m.prompt.templates()}
+    said = (p for m in MOVES for p in (m.prompt, m.history) if p is not None)
+    return {key(PROMPT_CONTEXT, t) for p in said for t in p.templates()}
 
 
 def _unquote(text: str) -> str:

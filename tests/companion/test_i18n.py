@@ -47,7 +47,7 @@ def test_rulebook_terms_of_each_edition() -> None:
     assert nl("Make an advance") == "Maak een vordering"  # the Dutch edition's term
     assert sv("Line of supply") == "Försörjningslinje"
     assert sv("Orbs") == "Äpplen" and nl("Orbs") == "Rijksappels"
-    assert nl("{who} rolled {values}").format(who="Ann", values="3") == "Ann wierp 3"
+    assert nl.p("move", "{player:player} rolled {values:dice}") == "{player:player} wierp {values:dice}"
 
 
 # Words a catalogue must not use, with the edition's own word for the same thing (face down, combat score,
