@@ -86,8 +86,9 @@ class TrackedReader:
         self.backend = backend
         self._cards: dict[str, FloatArray] = {}  # card id -> its code's corners on the table (mm)
         self._searched: dict[str, int] = {}  # unplaced tile -> frames its cell was searched
-        self._barren: dict[tuple[float, float], int] = {}  # places that named nothing -> frames to wait
-        self._frames = 0
+        self._barren: dict[tuple[float, float], int] = {}  # places that named nothing -> until which frame
+        self._frames = 0  # since the map was placed or the camera moved
+        self._read = 0  # frames read
 
     @property
     def map(self) -> TableMap:
@@ -118,6 +119,7 @@ class TrackedReader:
             self._frames = 0
         around = self._frames < LOOK_AROUND_FIRST or self._frames % LOOK_AROUND_EVERY == 0
         self._frames += 1
+        self._read += 1
         placed: list[str] = []
         if around and tracked.track is not Track.HELD:
             tiles = _tiles(decoded())
@@ -209,7 +211,7 @@ class TrackedReader:
 
     def _new_cards(self, gray: Image, pose: Pose, cards: Mapping[str, FloatArray]) -> dict[str, FloatArray]:
         """Cards recognised beside the map by their look, at places nothing known explains."""
-        self._barren = {p: n - 1 for p, n in self._barren.items() if n > 1}
+        self._barren = {p: until for p, until in self._barren.items() if until > self._read}
         ids = [a for a in CARD_IDS if a not in cards]
         if not ids:
             return {}
@@ -225,7 +227,7 @@ class TrackedReader:
             tries += 1
             named = recognise(gray, pose, place, [a for a in ids if a not in found])
             if named is None:
-                self._barren[place] = CARD_RETRY_FRAMES
+                self._barren[place] = self._read + CARD_RETRY_FRAMES
             else:
                 found[named.id] = named.sighting.corners
         return found

@@ -10,6 +10,7 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
+from vision import tracked
 from vision.mapreader import read_map
 from vision.pipeline import TableReader
 from vision.qr import decode_tags, to_gray
@@ -90,3 +91,31 @@ def test_cards_are_read_on_every_frame_once_the_map_is_tracked(tilt: float) -> N
         reader.read(frame(table(tilt_deg=tilt, artefacts=flipped), seed))
     # a card never seen face up (A11) is not judged; one turned face down is, once it has held
     assert dict(reader.stable.artefacts) == {a: up for a, up in flipped.items() if a != "A11"}
+
+
+def test_a_place_that_named_nothing_is_looked_at_again_after_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card a frame could not name (a hand passing over it, a blur) is not left alone for good: its place
+    is looked at again once `CARD_RETRY_FRAMES` frames have passed (frames, not looks around)."""
+    setup, _ = render_scene(table(artefacts={}), 3)
+    image, truth = render_scene(table(), 3)
+    decoded = {t.id for t in decode_tags(to_gray(image)).tags}
+    unread = {a for a in face_up(truth) if a not in decoded}
+    assert unread  # cards only their look names
+    reader = TableReader(hold_frames=1, dice_reader=lambda *a, **k: [], incremental=False)
+    reader.read(setup)
+    reader.confirm_map(LAYOUT)
+    blind = [True]
+    real = tracked.recognise
+    monkeypatch.setattr(tracked, "recognise", lambda *a: None if blind[0] else real(*a))
+    for _ in range(tracked.LOOK_AROUND_FIRST):
+        result = reader.read(image)
+        assert result.raw is not None and not unread & set(result.raw.artefacts)
+    blind[0] = False
+    frames = 0
+    while frames < tracked.CARD_RETRY_FRAMES + 2 * tracked.LOOK_AROUND_EVERY:
+        frames += 1
+        result = reader.read(image)
+        assert result.raw is not None
+        if unread <= {a for a, up in result.raw.artefacts.items() if up}:
+            break
+    assert frames <= tracked.CARD_RETRY_FRAMES + tracked.LOOK_AROUND_EVERY
