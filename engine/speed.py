@@ -19,8 +19,9 @@ identically either way (tests/engine/test_speed.py), only slower.
   assigning `__class__` (allowed between classes of the same layout). Nobody ever sees a draft. `fast_init`
   and `replace_fields` use them; `builder(cls)` builds one straight from its fields (the next state, once
   per action).
-- `memo(maxsize)`: `functools.lru_cache` for pure functions of immutable values (a supply set, knight
-  counts): the same answer without working it out again.
+- `memo(maxsize)`: `functools.lru_cache` for pure functions of a few small immutable values (the knight
+  counts an advance can take): the same answer without working it out again. (Not for anything keyed by a
+  game's own data: a new game misses, and the cache would keep old games alive.)
 - `Owned`: a working copy changes the records it made itself in place instead of copying them again.
 
 Nothing about the records changes: same fields, equality, hashing, repr and `__post_init__`.

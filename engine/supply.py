@@ -8,10 +8,8 @@ from engine import events as ev
 from engine.catalogue import Ability
 from engine.colours import Colour
 from engine.decisions import OptionalDiscard
-from engine.gamedata import GameData
 from engine.knights import gain_castle, lose_in_territory
 from engine.rulebook import Rule
-from engine.speed import memo
 from engine.state import GameState
 from engine.variants import cut_off_knights_leave
 from engine.work import Work
@@ -135,22 +133,15 @@ def advance_route(s: Work | GameState, colour: Colour, target: str) -> tuple[str
 def advance_targets(s: GameState, colour: Colour) -> tuple[str, ...]:
     """Every place `colour` may advance into (with castle siege, rival castles too), in id order:
     `advance_route`'s."""
-    return _targets(
-        s.data, colour, s.supply.get(colour, frozenset()), s.config.rulings, s.config.variant.castle_siege
-    )
-
-
-@memo(4096)
-def _targets(
-    data: GameData, colour: Colour, supplied: frozenset[str], rulings: int, siege: bool
-) -> tuple[str, ...]:
+    data = s.data
     castle = data.castle_of[colour]
     out: set[str] = set(data.neighbours[castle])
-    for source in supplied:
+    for source in s.supply.get(colour, frozenset()):
         out.update(data.reach[source], data.reach_castles[source])
-    if rulings < 2:
+    if s.config.rulings < 2:
         out.update(data.reach[castle], data.reach_castles[castle])
     owners = data.castle_owner
+    siege = s.config.variant.castle_siege
     # A castle is a target only with castle siege, and only a castle somebody plays from (R39).
     targets = (t for t in out if t in data.territories or (siege and owners.get(t, colour) is not colour))
     return tuple(sorted(targets))
