@@ -150,3 +150,18 @@ def _without(camera: Camera, location: str) -> list[TrueDie]:
         if not d.hidden and cv2.pointPolygonTest(polygon, centre, False) < 0:
             kept.append(TrueDie(d.box, d.value))
     return kept
+
+
+def test_the_bare_look_is_never_learned_from_a_frame_with_a_hand_over_the_map() -> None:
+    """A frame with a hand over the map, read just before the confirmation, does not teach the bare look: the
+    clean frame before it does, so the hand's place is still judged (here: a die nobody reads there)."""
+    camera = Camera()
+    reader = TableReader(hold_frames=2, dice_reader=lambda image, **kw: _without(camera, "T05"))
+    reader.read(camera.frame(spec(knights={}), 1))
+    handed = reader.read(camera.frame(spec(knights={}, occluders=2), 2))
+    assert handed.occluded, "the second frame should show a hand over the map"
+    assert reader.confirm_map(APP) is MapMode.TRACKING
+    knights = {"T01": {Colour.RED: 3}, "T05": {Colour.BLUE: 2}}
+    result = reader.read(camera.frame(spec(knights=knights), 3))
+    assert result.raw is not None and not result.occluded
+    assert "T05" in result.raw.unsure and "T01" not in result.raw.unsure
