@@ -112,11 +112,14 @@ def _lab(frame: Image, to_bare: FloatArray, size: tuple[int, int]) -> npt.NDArra
 
 def _in_frame(frame_shape: tuple[int, ...], to_bare: FloatArray, size: tuple[int, int]
               ) -> npt.NDArray[np.bool_]:
+    """Where the frame shows the table plane (a coarse mask warped, not the frame's corners: a steep camera
+    can see past the horizon, where corners have no place on the table)."""
     h, w = frame_shape[:2]
-    a = 3.0  # frame px: the border the warp replicates
-    corners = _points([(a, a), (w - a, a), (w - a, h - a), (a, h - a)], to_bare)
-    mask = np.zeros((size[1], size[0]), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
+    step = 8
+    inside = np.zeros((h // step + 2, w // step + 2), np.uint8)
+    inside[1:-1, 1:-1] = 1  # a border of a frame px or so, where the warp replicates
+    scaled = to_bare @ np.array([[step, 0.0, -step], [0.0, step, -step], [0.0, 0.0, 1.0]])
+    mask = cv2.warpPerspective(inside, scaled, size, flags=cv2.INTER_NEAREST, borderValue=0)
     return np.asarray(mask > 0)
 
 
