@@ -17,9 +17,10 @@ costs less than a frame read afresh and keeps far rows at 35-60 degrees and mild
 decoder reads.
 
 Once the map is confirmed, each knight location's bare look (`vision.bare`, learned from the last frame read
-whole with no hand over the map before the confirmation) tells a location where something stands that no die
-read accounts for (a kind of die the finder never met): that location is flagged unsure, never read empty;
-a die read on a territory that still looks bare is flagged too.
+whole with no hand over the map before the confirmation, over every location of the map as the next frame
+places it) tells a location where something stands that no die read accounts for (a kind of die the finder
+never met): that location is flagged unsure, never read empty; a die read on a territory that still looks
+bare is flagged too.
 
 A blurred frame (the camera or a hand moving, a camera out of focus) is recognised by its stickers' edges
 (`vision.blur`) and not read: `Status.BLURRED`.
@@ -385,7 +386,7 @@ class TableReader:
             self._conflict = ""
             self._previous = None  # the next frame is read whole
             self._watch.reset()
-            self._bare = self._bare_from.learn() if self._bare_from is not None else None
+            self._bare = None  # learned from `_bare_from` at the next frame, over the whole map placed
             if placed is not None:
                 self._track(placed, self._last_reading)
             else:
@@ -491,7 +492,7 @@ class TableReader:
         self._outlines = (frame.shape, polygons, view.image_to_table)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
-        knights = self._unread(frame, view, knights, side)
+        knights = self._unread(frame, view, knights, polygons, side)
         timings["bare"] = (time.perf_counter() - t2) * 1000
         t2 = time.perf_counter()
         mask = side.occluders
@@ -532,10 +533,19 @@ class TableReader:
         self._remember(frame, result, polygons)
         return result
 
-    def _unread(self, frame: Image, view: MapView, knights: KnightsReading, side: _MapSide) -> KnightsReading:
+    def _unread(
+        self, frame: Image, view: MapView, knights: KnightsReading, polygons: Mapping[str, FloatArray],
+        side: _MapSide,
+    ) -> KnightsReading:
         """`knights` with the locations where something unread stands flagged unsure (`vision.bare`), once
-        the bare look is learned."""
-        if self._bare is None or self._confirmed is None or view.image_to_table is None:
+        the map is confirmed. The first frame after the confirmation has the whole map placed: the bare look
+        is learned from the frame kept before it over every location of that map (a steep camera's far
+        tiles, whose codes no frame read alone, included)."""
+        if self._confirmed is None or view.image_to_table is None:
+            return knights
+        if self._bare is None and self._bare_from is not None:
+            self._bare = self._bare_from.over(polygons, view.image_to_table).learn()
+        if self._bare is None:
             return knights
         return _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
 
@@ -845,6 +855,17 @@ class _BareSource:
     def learn(self) -> BareTable:
         boxes = [d.extent for d in self.dice]
         return bare.learn(self.frame, self.image_to_table, self.outlines, boxes, self.hands)
+
+    def over(self, outlines: Mapping[str, FloatArray], image_to_table: FloatArray) -> _BareSource:
+        """This frame with `outlines` (another frame's, whose table homography is `image_to_table`) for its
+        locations: the table plane carries them across."""
+        to_here = np.linalg.inv(self.image_to_table) @ np.asarray(image_to_table, np.float64)
+        here = {
+            k: np.asarray(cv2.perspectiveTransform(np.asarray(v, np.float64).reshape(-1, 1, 2), to_here),
+                          np.float64).reshape(-1, 2)
+            for k, v in outlines.items()
+        }
+        return replace(self, outlines=here)
 
 
 def _doubted(

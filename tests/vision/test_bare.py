@@ -165,3 +165,19 @@ def test_the_bare_look_is_never_learned_from_a_frame_with_a_hand_over_the_map() 
     result = reader.read(camera.frame(spec(knights=knights), 3))
     assert result.raw is not None and not result.occluded
     assert "T05" in result.raw.unsure and "T01" not in result.raw.unsure
+
+
+def test_locations_placed_later_are_carried_onto_the_frame_the_bare_look_is_learned_from() -> None:
+    """The frame kept before the confirmation may not have read every tile (a far row's codes at a steep
+    angle): the first frame after it, with the whole map placed, lends its outlines through the table."""
+    from vision.pipeline import _BareSource
+
+    then = I2T @ np.array([[1.0, 0.02, 5.0], [0.0, 1.0, -8.0], [0.0, 0.0, 1.0]])  # the kept frame's camera
+    kept = _BareSource(table_image(), then, {}, [], None)
+    now = I2T  # the later frame's camera sees the outlines as OUTLINES
+    carried = kept.over(OUTLINES, now).outlines
+    for loc, poly in OUTLINES.items():
+        on_table = cv2.perspectiveTransform(poly.reshape(-1, 1, 2), now).reshape(-1, 2)
+        seen_then = cv2.perspectiveTransform(carried[loc].reshape(-1, 1, 2), then).reshape(-1, 2)
+        assert np.allclose(on_table, seen_then, atol=1e-6)
+    assert set(bare.learn(kept.frame, then, carried, []).ids) == set(OUTLINES)
