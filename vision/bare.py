@@ -3,12 +3,12 @@
 The dice finder knows the dice looks it was trained on; a kind of die it never met (a swirl, a translucent
 body, coloured pips) can go unseen, and a location read empty while a knight stands on it is the worst error a
 referee can make, because nobody is asked. Tiles never move during a game, so what each location looks like
-bare is known from the frame the map was confirmed on (`learn`), away from the dice read there and any hand.
-In a later frame (`look`), a change on the table plane that no die read in that frame accounts for is
-*something unread*, and its location is flagged unsure, whatever the thing looks like. The converse: a die
-read on a territory that still looks bare (tile art that fooled the finder) is a *phantom*, and flagged too.
-Castles are not judged for phantoms: a castle is printed in its owner's colour, and a die of that colour on
-it can look like the castle itself.
+bare is known from a frame with no hand over the map, read before the confirmation (`learn`), away from
+the dice read there. In a later frame (`look`), a change on the table plane that no die read in that frame
+accounts for is *something unread*, and its location is flagged unsure, whatever the thing looks like. The
+converse: a die read on a territory that still looks bare (tile art that fooled the finder) is a *phantom*,
+and flagged too. Castles are not judged for phantoms: a castle is printed in its owner's colour, and a die
+of that colour on it can look like the castle itself.
 
 Both frames are warped onto the table plane (`PX_PER_MM`, in table millimetres), so the camera may move in
 between. The comparison stands what changes with no die:
@@ -67,8 +67,8 @@ DENSITY = 0.3  # ... and a square this full of them has changed
 @dataclass(frozen=True, slots=True, eq=False)
 class BareTable:
     """The knight locations' bare look on the table plane: bare px = (table mm - `origin`) x `PX_PER_MM`.
-    `lab`: OpenCV 8-bit Lab as float32; `known`: where the bare look was seen (no die, no hand, in frame);
-    `places`: each pixel's location, as an index into `ids` plus one (0: none)."""
+    `lab`: OpenCV 8-bit Lab as float32; `known`: where the bare look was seen (on a tile, off its rim, no
+    die, in frame); `places`: each pixel's location, as an index into `ids` plus one (0: none)."""
 
     origin: tuple[float, float]
     size: tuple[int, int]
