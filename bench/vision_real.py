@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             c = r.calibrated
             if c.refused or c.unmeasured:
                 unmeasured = ", ".join(col.value for col in c.unmeasured) or "none"
-                set_ups.append(f"{g.name} seed {r.scene.seed}: {'REFUSED' if c.refused else 'saved'}; "
+                saved = "NOTHING SAVED" if c.calibration is None else "saved" + " (some refused)" * c.refused
+                set_ups.append(f"{g.name} seed {r.scene.seed}: {saved}; "
                                f"unmeasured: {unmeasured}; " + " | ".join(c.messages))
     if args.errors:
         print("\nmisreadings (truth vs read; FLAGGED: asked, silent: stated wrong):")

@@ -282,7 +282,8 @@ class SeneschalApp(App):  # type: ignore[misc]
         game)."""
         self.session = session
         if self.camera is not None:
-            self.camera.confirm_map({(t.q, t.r): t.id for t in session.snapshot().tiles})
+            snap = session.snapshot()
+            self.camera.confirm_map({(t.q, t.r): t.id for t in snap.tiles}, [p.colour for p in snap.players])
         self.game_id = getattr(session, "game_id", None)
         tr, clock = self.tr, self.clock
         self.table = TablePresenter(

@@ -95,12 +95,12 @@ class CatalogueBox:
         return self.calibration_status(tuple(notes))
 
     def save_calibration(self) -> CalibrationStatus:
+        """Save the colours measured well; a refused colour stays refused, with why (`Calibrator.savable`)."""
         problems = self.calibrator.check()
-        if problems:
+        if not self.calibrator.savable():
             status = self.calibration_status()
             return CalibrationStatus(status.measured, (), tuple(problems), (), status.reports)
         cal = self.calibrator.save()
         if self.on_calibrated is not None:
             self.on_calibrated(dict(cal.to_json()))
-        self.calibrator.samples.clear()
         return self.calibration_status()

@@ -190,8 +190,9 @@ class Calibrator:
     def measured(self) -> tuple[Colour, ...]:
         return tuple(c for c in Colour if c in self.samples and self.samples[c].measurement is not None)
 
-    def _saved(self) -> tuple[dict[Colour, Any], dict[Colour, list[Any]]]:
-        """The saved models and faces of the colours not measured in this session."""
+    def _saved(self, *, all_: bool = False) -> tuple[dict[Colour, Any], dict[Colour, list[Any]]]:
+        """The saved models and faces of the colours not measured in this session (`all_`: of every colour
+        saved)."""
         from vision.dicecolour import DieModel
 
         doc = _saved_doc(self.path)
@@ -201,7 +202,7 @@ class Calibrator:
             for name, model in (doc.get("models") or {}).items():
                 try:
                     colour = Colour(name)
-                    if colour not in self.samples:
+                    if all_ or colour not in self.samples:
                         models[colour] = DieModel.from_json(model)
                         faces[colour] = list((doc.get("faces") or {}).get(name, []))
                 except ValueError:
@@ -248,18 +249,27 @@ class Calibrator:
         return out
 
     def check(self) -> list[str]:
-        """Why this session's measurements cannot be saved (empty: they can)."""
+        """Why this session's measurements cannot be saved, each refused colour's sentences (empty: all can;
+        `savable` says which can)."""
         if not self.samples or not self.measured():
             return ["no die measured yet"]
         return [s for r in self.reports() if r.state is ColourState.REFUSED for s in r.sentences]
 
+    def savable(self) -> tuple[Colour, ...]:
+        """This session's measured colours the checks pass: `save` keeps these. A refused colour is not
+        saved (its dice saved before, if any, stay), and the camera asks about its dice until it is."""
+        found = self.problems()
+        return tuple(c for c in self.measured() if not found.get(c))
+
     def save(self) -> Any:
         """Write the calibration (vision's format, with the measured faces for later checks) next to the box
-        file: this session's measurements over the saved colours not measured again. Returns it."""
+        file: this session's `savable` measurements over the colours saved before. The saved colours'
+        samples are done with; a refused colour's stay, with why. Returns the calibration."""
         from vision.calibration import ColourCalibration
 
-        current = self.measurements()
-        models, faces = self._saved()
+        keep = set(self.savable())
+        current = {c: m for c, m in self.measurements().items() if c in keep}
+        models, faces = self._saved(all_=True)
         models.update({c: m.model for c, m in current.items()})
         faces.update({c: [f.round(1).tolist() for f in m.faces] for c, m in current.items()})
         cal = ColourCalibration.of_models({c: models[c] for c in Colour if c in models})
@@ -270,6 +280,8 @@ class Calibrator:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(doc) + "\n", encoding="utf-8")
         tmp.replace(self.path)
+        for colour in current:
+            del self.samples[colour]
         return cal
 
 
@@ -294,6 +306,13 @@ def build_calibration(samples: Mapping[Colour, DieSample]) -> Any:
 
     measured = {c: s.measured() for c, s in samples.items() if s.measurement is not None}
     return ColourCalibration.of_models({c: m.model for c, m in measured.items()})
+
+
+def passed(samples: Mapping[Colour, DieSample]) -> dict[Colour, DieSample]:
+    """The measured samples the checks pass (`Calibrator.savable` without a saved file): what is saved."""
+    measured = {c: s.measured() for c, s in samples.items() if s.measurement is not None}
+    found = _problems(measured, {})
+    return {c: samples[c] for c in measured if not found.get(c)}
 
 
 def problems(samples: Mapping[Colour, DieSample]) -> list[str]:

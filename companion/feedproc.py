@@ -16,16 +16,24 @@ import contextlib
 import multiprocessing as mp
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from multiprocessing import resource_tracker
 from typing import Any
 
 from companion.lifetime import ctrl_c_held_from_children
 from companion.services import FeedStatus
+from engine.colours import Colour
 
 PREVIEW_WIDTH = 960
 PREVIEW_EVERY = 0.5  # seconds
 PREVIEW_FOR = 2.5  # seconds of previews after each request (the camera screen asks twice a second)
+
+
+def _colours(names: object) -> list[Colour]:
+    """The players' colours sent as names; a name no colour has is left out (the camera then asks about that
+    player's dice as about any unmeasured player's)."""
+    known = {c.value: c for c in Colour}
+    return [known[n] for n in names if n in known] if isinstance(names, list) else []
 
 
 def _measure(feed: Any, castles: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
@@ -138,7 +146,7 @@ def _child(
                     found, notes = {}, [f"cannot measure the dice: {exc}"]
                 send(("samples", found, notes))
             elif msg[0] == "map":
-                feed.confirm_map({(int(q), int(r)): str(t) for q, r, t in msg[1]})
+                feed.confirm_map({(int(q), int(r)): str(t) for q, r, t in msg[1]}, _colours(msg[2]))
             elif msg[0] == "calibration" and hasattr(rdr, "calibration"):
                 from vision.calibration import ColourCalibration
 
@@ -269,11 +277,13 @@ class ProcessFeed:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(("calibration", doc))
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
-        """The map the owner confirmed: the camera process keeps it (`VisionFeed.confirm_map`)."""
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None:
+        """The map the owner confirmed and the game's players: the camera process keeps them
+        (`VisionFeed.confirm_map`)."""
         if self._conn is not None:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
-                self._conn.send(("map", [[q, r, t] for (q, r), t in sorted(tiles.items())]))
+                tiles_ = [[q, r, t] for (q, r), t in sorted(tiles.items())]
+                self._conn.send(("map", tiles_, [c.value for c in players]))
 
     def set_table(self, spec: Any) -> int:
         """The demo's pretend table changed (the synthetic camera in the child renders it). Returns n for

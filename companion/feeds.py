@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from companion.services import FeedStatus
+from engine.colours import Colour
 
 _STATUS = {
     "starting": FeedStatus.STARTING,
@@ -123,7 +124,8 @@ class VisionFeed:
         self._text_sent, self._text_posted = "", 0.0
         self._on_reading: Callable[[Any], None] | None = None
         self._on_status: Callable[[FeedStatus, str], None] | None = None
-        self._map: dict[tuple[int, int], str] | None = None  # a map confirmed, for the worker to pass on
+        # a map and its game's players confirmed, for the worker to pass on
+        self._map: tuple[dict[tuple[int, int], str], tuple[Colour, ...]] | None = None
         self.readings_posted = 0
 
     @property
@@ -169,31 +171,32 @@ class VisionFeed:
         self._preview = (image, preview)
         return preview
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
-        """The map the owner confirmed: passed to the reader before the next frame (in the worker, so the
-        caller never waits for a frame), when the reader takes one (`vision.pipeline.TableReader`)."""
-        self._map = dict(tiles)
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None:
+        """The map the owner confirmed and the game's players: passed to the reader before the next frame
+        (in the worker, so the caller never waits for a frame), when the reader takes one
+        (`vision.pipeline.TableReader`)."""
+        self._map = (dict(tiles), tuple(players))
 
     def latest(self) -> tuple[Any, Any] | None:
         """The last raw frame and the reader's result for it (for measuring dice colours at box setup)."""
         return self._last
 
     def _process(self, frame: Any) -> Any:
-        tiles, self._map = self._map, None
-        if tiles is not None:
-            self._confirm(tiles)
+        confirmed, self._map = self._map, None
+        if confirmed is not None:
+            self._confirm(*confirmed)
         result = self.reader.read(frame.image, frame.index)
         self._last = (frame.image, result)
         return result
 
-    def _confirm(self, tiles: Mapping[tuple[int, int], str]) -> None:
+    def _confirm(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour]) -> None:
         from engine.hexgrid import Hex
         from vision.pipeline import ConfirmsMap
         from vision.tracking import MapConflictError
 
         if isinstance(self.reader, ConfirmsMap):
             try:
-                self.reader.confirm_map({Hex(q, r): t for (q, r), t in tiles.items()})
+                self.reader.confirm_map({Hex(q, r): t for (q, r), t in tiles.items()}, players)
             except MapConflictError as exc:  # a map naming a tile twice: told, never the end of the camera
                 if self._on_status is not None:
                     self._on_status(self._status, str(exc))

@@ -310,7 +310,7 @@ class Replayer:
         from vision.pipeline import ConfirmsMap
 
         if isinstance(self.reader, ConfirmsMap) and self.board is not None:
-            self.reader.confirm_map(dict(self.board.tiles))
+            self.reader.confirm_map(dict(self.board.tiles), self.session.state.order)
         proposal = self.session.propose(reading)
         if proposal.options or proposal.discrepancies:
             raise CompanionError(

@@ -9,7 +9,7 @@ engine-agnostic so that the screens draw what the engine says without knowing ho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
@@ -312,7 +312,7 @@ class MapConfirming(Protocol):
     """A `ReadingFeed` that can be told the map the owner confirmed (tile ids by axial (q, r), the game's
     numbering): its camera then keeps that map and tracks only its own pose over it."""
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None: ...
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None: ...
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -199,11 +199,13 @@ class ColourMatch:
     runner_up_distance: float
     threshold: float
     margin: float
+    stand_in: bool = False  # the nearest is a game colour never measured: its dice are asked, never named
 
     @property
     def accepted(self) -> bool:
-        """True when the colour is near enough to its reference and clearly nearer than the runner-up."""
-        if self.distance > self.threshold:
+        """True when the colour is near enough to its reference and clearly nearer than the runner-up (and
+        was measured)."""
+        if self.stand_in or self.distance > self.threshold:
             return False
         return self.runner_up is None or self.runner_up_distance - self.distance >= self.margin
 
@@ -214,12 +216,14 @@ class ColourCalibration:
     `threshold` and `margin` are the single-colour `match`'s rejection rule.
 
     Made from references alone (version 1), each model is that body colour with white or black pips; made
-    with `models`, the references are the models' main colours."""
+    with `models`, the references are the models' main colours. `stand_ins`: colours whose models were not
+    measured but stand in for a game's player whose dice were not (`playing`)."""
 
     references: Mapping[Colour, Lab] = field(default_factory=dict)
     threshold: float = DEFAULT_THRESHOLD
     margin: float = DEFAULT_MARGIN
     models: Mapping[Colour, DieModel] = field(default_factory=dict)
+    stand_ins: frozenset[Colour] = frozenset()
     _colours: tuple[Colour, ...] = field(init=False, repr=False, compare=False)
     _matrix: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
     _bgr: npt.NDArray[np.float64] = field(init=False, repr=False, compare=False)
@@ -245,6 +249,8 @@ class ColourCalibration:
             )
         if not (self.threshold > 0 and self.margin >= 0):
             problems.append(f"threshold {self.threshold!r} must be > 0 and margin {self.margin!r} >= 0")
+        if not set(self.stand_ins) <= set(self.models):
+            problems.append(f"stand-ins {sorted(c.value for c in self.stand_ins)} without a model")
         if problems:
             raise CalibrationError("invalid colour calibration: " + "; ".join(problems))
         if self.models:
@@ -266,6 +272,30 @@ class ColourCalibration:
     @property
     def colours(self) -> tuple[Colour, ...]:
         return self._colours
+
+    @property
+    def measured(self) -> tuple[Colour, ...]:
+        """The colours whose dice were measured (every one but the `stand_ins`)."""
+        return tuple(c for c in self._colours if c not in self.stand_ins)
+
+    def playing(self, players: Iterable[Colour]) -> ColourCalibration:
+        """This calibration for a game of `players`: a player whose dice were not measured (their castle's
+        die was not found at set-up) gets a stand-in, the default model of their colour
+        (`default_calibration`). Without one, the scoring knows only the others' dice, and one of them
+        would be named for it; with one, a die nearest the stand-in, or not clearly nearer a measured
+        model, is asked (`ColourMatch.stand_in`). Stand-ins of players not in the game are dropped."""
+        wanted = set(players)
+        missing = [c for c in wanted if c not in self.models or c in self.stand_ins]
+        kept = {c: m for c, m in self.models.items() if c not in self.stand_ins or c in wanted}
+        if not self.stand_ins and not missing:
+            return self
+        defaults = default_calibration(missing).models if missing else {}
+        return ColourCalibration(
+            threshold=self.threshold,
+            margin=self.margin,
+            models={**kept, **{c: defaults[c] for c in missing}},
+            stand_ins=frozenset(missing),
+        )
 
     # -- construction --------------------------------------------------------------------------------------
     @classmethod
@@ -373,6 +403,7 @@ class ColourCalibration:
                     runner_up_distance=math.inf if second is None else float(row[second]),
                     threshold=rule.threshold,
                     margin=rule.margin,
+                    stand_in=self._colours[best] in self.stand_ins,
                 )
             )
         return out
@@ -393,6 +424,7 @@ class ColourCalibration:
             runner_up_distance=math.inf if second is None else float(d[second]),
             threshold=self.threshold_for(self._colours[best]),
             margin=self.margin,
+            stand_in=self._colours[best] in self.stand_ins,
         )
 
     def threshold_for(self, colour: Colour) -> float:
@@ -453,8 +485,8 @@ class ColourCalibration:
             "version": VERSION,
             "threshold": self.threshold,
             "margin": self.margin,
-            "references": {c.value: [round(v, 3) for v in lab] for c, lab in self.references.items()},
-            "models": {c.value: self.models[c].to_json() for c in self._colours},
+            "references": {c.value: [round(v, 3) for v in self.references[c]] for c in self.measured},
+            "models": {c.value: self.models[c].to_json() for c in self.measured},
         }
 
     @classmethod

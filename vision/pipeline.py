@@ -149,7 +149,7 @@ class Reread(Enum):
 class ConfirmsMap(Protocol):
     """A reader that can be told the map the owner confirmed (`TableReader.confirm_map`)."""
 
-    def confirm_map(self, tiles: Mapping[Hex, str]) -> object: ...
+    def confirm_map(self, tiles: Mapping[Hex, str], players: Collection[Colour] = ()) -> object: ...
 
 
 class MapMode(Enum):
@@ -297,6 +297,7 @@ class TableReader:
         refresh_frames: int = 30,
         dice_ahead: bool = True,
     ) -> None:
+        self._players: frozenset[Colour] = frozenset()
         self.calibration = calibration if calibration is not None else default_calibration()
         self.map_reader = map_reader if map_reader is not None else default_map_reader(backend)
         self.dice_reader = dice_reader
@@ -361,10 +362,22 @@ class TableReader:
             return None
         return table_map(dict(reading.tiles), dict(reading.hexes), reading.lattice, _tile_stickers(reading))
 
-    def confirm_map(self, tiles: Mapping[Hex, str] | TableMap) -> MapMode:
+    @property
+    def calibration(self) -> ColourCalibration:
+        """The players' dice as measured, with a stand-in for each player of the confirmed game whose dice
+        were not (`ColourCalibration.playing`: their dice are asked, not named another player's)."""
+        return self._calibration
+
+    @calibration.setter
+    def calibration(self, measured: ColourCalibration) -> None:
+        self._measured = measured
+        self._calibration = measured.playing(self._players)
+
+    def confirm_map(self, tiles: Mapping[Hex, str] | TableMap, players: Collection[Colour] = ()) -> MapMode:
         """The owner confirmed the map: tile ids on hexes (the app's numbering), or a `TableMap` (say,
-        `proposed_map()` kept from earlier). From now on it is the map: tiles are never read again, only
-        the camera's pose over them is kept (`vision.tracking`), and the stable reading's tiles are these.
+        `proposed_map()` kept from earlier), and the game's `players`. From now on it is the map: tiles are
+        never read again, only the camera's pose over them is kept (`vision.tracking`), and the stable
+        reading's tiles are these.
         A layout is placed on the table by the last frame's reading of it, or, if none agrees with it yet
         (`MapMode.WAITING`), by the first that does; a reading that puts a tile on another hex is a conflict
         (said in every frame's message until the table agrees). Raises `MapConflictError` (a ValueError)
@@ -377,6 +390,8 @@ class TableReader:
             ids = list(layout.values())
             if not ids or len(set(ids)) != len(ids):
                 raise MapConflictError([f"a map names each tile once, got {sorted(ids)!r}"])
+            self._players = frozenset(players)
+            self.calibration = self._measured
             self.stabilizer.set_tiles(layout)
             self._last = _to_reading(self.stabilizer.current())  # the stable reading has this map from now
             if self._tracked is not None and placed is None and dict(self._tracked.map.tiles) == layout:
@@ -401,6 +416,8 @@ class TableReader:
             self._tracked = None
             self._conflict = ""
             self._bare = None
+            self._players = frozenset()
+            self.calibration = self._measured
 
     def _adopt(self, reading: Any) -> None:
         """Place the map confirmed by `reading` (a `vision.mapreader.MapReading`), if it agrees with it."""

@@ -2,16 +2,17 @@
 
 Per scene: the set-up frame (tiles laid, every player's one die on their castle) is read by the table reader
 the app builds (`companion.pipeline.vision_reader`, hold 5 as for a real camera), and the dice on the castles
-are measured with the app's own box-setup code (`companion.calibrate.samples_on_castles`, then
-`build_calibration` and `problems`, as `Calibrator.check` runs them). Problems mean the app refuses to save:
-the game then runs on the default colours, and the refusal is counted. A player's colour with no sample is
-counted as unmeasured.
+are measured with the app's own box-setup code (`companion.calibrate.samples_on_castles`, then `passed`,
+`problems` and `build_calibration`, as `Calibrator.savable`, `check` and `save` run them). A colour with a
+problem is refused and not saved; the others are. A player's colour not saved (no die found on its castle,
+or refused) is counted as unmeasured: the reader, told the game's players, asks about its dice. When no
+colour is saved the game runs on the default colours.
 
 Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
-frame, untimed, is told the game's map as the app tells it when a game starts (`TableReader.confirm_map`, with
-the map as laid: the owner confirmed it), then reads the game frame, timed: the app's steady state) and
-*alone* (a fresh reader reads the game frame only, nothing confirmed). Both are scored on the frame's own
-reading (`FrameResult.raw`), as `bench/vision.py` does:
+frame, untimed, is told the game's map and players as the app tells them when a game starts
+(`TableReader.confirm_map`, with the map as laid: the owner confirmed it), then reads the game frame, timed:
+the app's steady state) and *alone* (a fresh reader reads the game frame only, nothing confirmed). Both are
+scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does:
 - map exact: every tile on its hex, up to the lattice's shift and turn (`align_tiles`); tiles right: the share
   of tiles on their hex;
 - per location (territories and castles) not under a hand: *right* when every colour's count is exact and the
@@ -49,15 +50,15 @@ HOLD_FRAMES = 5  # the app's hold for a real camera (companion/demo.py)
 
 @dataclass
 class Calibrated:
-    calibration: Any  # vision's ColourCalibration, or None: the reader's defaults
-    refused: bool
+    calibration: Any  # vision's ColourCalibration, or None: nothing saved, the reader's defaults
+    refused: bool  # a colour was refused (and not saved)
     unmeasured: tuple[Colour, ...]
     messages: tuple[str, ...]
 
 
 def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
     """The app's box set-up on the set-up frame: measure the castles' dice, check, save or refuse."""
-    from companion.calibrate import build_calibration, castle_colours, problems, samples_on_castles
+    from companion.calibrate import build_calibration, castle_colours, passed, problems, samples_on_castles
     from companion.pipeline import vision_reader
 
     reader = vision_reader(HOLD_FRAMES)
@@ -67,14 +68,11 @@ def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
     except Exception as exc:  # the app tells the players and measures nothing (companion/feedproc.py)
         return Calibrated(None, True, scene.colours, (f"cannot measure the dice: {exc}",))
     samples = {c: s for c, s in samples.items() if s.measurement is not None}  # a castle without a die
-    unmeasured = tuple(c for c in scene.colours if c not in samples)
-    if not samples:
-        return Calibrated(None, True, unmeasured, tuple(notes) or ("no die measured",))
-    cal = build_calibration(samples)
-    found = problems(samples)
-    if found:
-        return Calibrated(None, True, unmeasured, tuple(notes) + tuple(found))
-    return Calibrated(cal, False, unmeasured, tuple(notes))
+    kept, found = passed(samples), problems(samples)
+    unmeasured = tuple(c for c in scene.colours if c not in kept)
+    if not kept:
+        return Calibrated(None, True, unmeasured, tuple(notes) + tuple(found) or ("no die measured",))
+    return Calibrated(build_calibration(kept), bool(found), unmeasured, tuple(notes) + tuple(found))
 
 
 @dataclass
@@ -241,7 +239,7 @@ def run_scene(
         reader = make_reader(cal.calibration)
         reader.read(setup_img)
         if hasattr(reader, "confirm_map"):
-            reader.confirm_map(dict(truth.tiles))
+            reader.confirm_map(dict(truth.tiles), players=scene.colours)
         t0 = time.perf_counter()
         result = reader.read(img)
         tallies["after set-up"].ms.append((time.perf_counter() - t0) * 1000)

@@ -61,10 +61,12 @@ def extras(t: Tally) -> str:
 
 def calibration_line(runs: Sequence[SceneRun]) -> str:
     refused = sum(r.calibrated.refused for r in runs)
+    nothing = sum(r.calibrated.calibration is None for r in runs)
     colours = sum(len(r.scene.colours) for r in runs)
     unmeasured = sum(len(r.calibrated.unmeasured) for r in runs)
     return (
-        f"calibration: refused {refused}/{len(runs)} set-ups, colours left unmeasured {unmeasured}/{colours}"
+        f"calibration: a colour refused in {refused}/{len(runs)} set-ups, nothing saved in {nothing}, "
+        f"colours left unmeasured {unmeasured}/{colours}"
     )
 
 

@@ -34,7 +34,7 @@ class CalibrationStatus:
 
     measured: tuple[str, ...] = ()  # measured in this session
     notes: tuple[str, ...] = ()  # what the last measurement could not do (no die on a castle...)
-    problems: tuple[str, ...] = ()  # why these colours cannot be saved yet
+    problems: tuple[str, ...] = ()  # why some colours cannot be saved yet (the others can)
     saved: tuple[str, ...] = ()  # measured colours in the saved calibration the camera uses
     # every colour's state, sentences and picture of what was measured (`companion.calibrate.ColourReport`)
     reports: tuple[ColourReport, ...] = ()
@@ -222,17 +222,27 @@ class BoxSetupPresenter(Presenter):
         )
 
     def can_save_calibration(self) -> bool:
-        return bool(self.calibration.measured) and not self.calibration.problems
+        """A colour measured well can be saved, whatever another's refusal says (that one is asked about at
+        play until it is measured well)."""
+        return bool(self.calibration.measured)
 
     def save_calibration(self) -> bool:
+        """Save the colours measured well (True when some were); say which were not, and why."""
         try:
             result = self.service.save_calibration()
         except Exception as exc:
-            result = CalibrationStatus(self.calibration.measured, (), (str(exc),), self.calibration.saved)
+            self.calibration = CalibrationStatus(
+                self.calibration.measured, (), (str(exc),), self.calibration.saved, self.calibration.reports
+            )
+            self._say(self._calibration_sentence(self.calibration), "warn")
+            return False
         self.calibration = result
-        ok = not result.problems and bool(result.saved)
-        if ok:
+        ok = bool(result.saved)
+        if ok and not result.problems:
             self._say(self.tr("Dice colours saved: the camera uses them now."), "good")
+        elif ok:
+            said = self.tr("Dice colours saved, but not these: {why}. The camera asks about their dice.")
+            self._say(said.format(why=self._calibration_sentence(result)), "warn")
         else:
             self._say(self._calibration_sentence(result), "warn")
         return ok

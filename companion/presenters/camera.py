@@ -4,7 +4,7 @@ the places it is unsure of."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,10 +71,11 @@ class CameraPresenter(Presenter):
         self.changed()
         self.start()
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str]) -> None:
-        """The game's map, as the owner confirmed it (a game started or resumed): the camera keeps it."""
+    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None:
+        """The game's map, as the owner confirmed it (a game started or resumed), and its players: the camera
+        keeps the map, and asks about the dice of a player whose colour it never measured."""
         if isinstance(self.feed, MapConfirming):
-            self.feed.confirm_map(tiles)
+            self.feed.confirm_map(tiles, players)
 
     def preview(self) -> Any:
         return None if self.feed is None else self.feed.latest_preview()

@@ -1,6 +1,7 @@
 """Box setup's dice-colour calibration on synthetic camera frames (vision.synth): players put a die on their
 castle under a warm lamp, one tap measures them, another saves; the camera's reader then tells the colours
-apart in that light. A die of the wrong colour on a castle is caught before anything is saved.
+apart in that light. A die of the wrong colour on a castle is caught: it and the colour it looks like are not
+saved, the others are.
 
 The table reader is vision's own (map, stickers' white, dice assigned to tiles, colours measured from the
 pixels); only the dice FINDER is the renderer's ground truth, so these tests check the app's calibration flow
@@ -112,6 +113,39 @@ def test_a_die_of_the_wrong_colour_on_a_castle_is_caught(tmp_path: Path) -> None
     p.measure()
     assert p.calibration.problems and "red" in p.status
     assert not p.save_calibration() and not (tmp_path / "calibration.json").exists()
+
+
+def test_the_colours_measured_well_are_saved_beside_a_refused_one(tmp_path: Path) -> None:
+    camera = SyntheticCamera({"K1": {B: 3}, "K2": {B: 3}, "K3": {Y: 3}})  # a blue die on the red castle
+    applied: list[dict[str, Any]] = []
+    p = BoxSetupPresenter(CatalogueBox(tmp_path, sampler=camera, on_calibrated=applied.append))
+    p.start_calibration()
+    p.measure()
+    rows = dict(p.calibration_rows())
+    assert rows["red"] == rows["blue"] == "refused" and rows["yellow"] == "measured"
+    assert p.can_save_calibration() and p.save_calibration()
+    assert "not these" in p.status and "red" in p.status.lower()
+    saved = json.loads((tmp_path / "calibration.json").read_text())
+    assert saved["measured"] == ["yellow"] and list(applied[-1]["models"]) == ["yellow"]
+    rows = dict(p.calibration_rows())
+    assert rows["red"] == rows["blue"] == "refused" and rows["yellow"] == "saved"  # still said why
+    assert not p.can_save_calibration()  # nothing more to save until measured again
+    # measured again, right: red and blue join the saved yellow
+    camera.__init__({"K1": {R: 3}, "K2": {B: 3}, "K3": {Y: 3}})
+    p.measure()
+    assert p.save_calibration() and p.status == "Dice colours saved: the camera uses them now."
+    saved = json.loads((tmp_path / "calibration.json").read_text())
+    assert set(saved["measured"]) == {"red", "blue", "yellow"}
+
+
+def test_a_calibration_that_cannot_be_written_is_said_and_nothing_is_lost(tmp_path: Path) -> None:
+    blocked = tmp_path / "data"
+    blocked.write_text("a file where the data folder should be\n", encoding="utf-8")
+    p = BoxSetupPresenter(CatalogueBox(blocked, sampler=SyntheticCamera({"K1": {R: 3}, "K2": {B: 3}})))
+    p.start_calibration()
+    p.measure()
+    assert not p.save_calibration() and "data" in p.status
+    assert set(p.calibration.measured) == {"red", "blue"} and p.can_save_calibration()  # try again later
 
 
 def test_without_a_camera_the_box_setup_says_so(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from companion.pipeline import TruthReader, demo_config, scene_spec
 from companion.services import FeedStatus
 from companion.session import EngineSession
 from companion.storage import SqliteStorage
+from engine.colours import Colour
 
 
 def _session() -> EngineSession:
@@ -167,8 +168,8 @@ def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reac
     confirmed: list[Any] = []
 
     class Reader:
-        def confirm_map(self, tiles: Any) -> None:
-            confirmed.append(dict(tiles))
+        def confirm_map(self, tiles: Any, players: Any) -> None:
+            confirmed.append((dict(tiles), tuple(players)))
 
         def read(self, image: Any, index: int) -> Any:
             blurred = "the picture is blurred"
@@ -177,10 +178,23 @@ def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reac
     feed = VisionFeed(object(), Reader(), annotate=False)
     posted: list[tuple[FeedStatus, str]] = []
     feed._on_status = lambda st, text: posted.append((st, text))
-    feed.confirm_map({(0, 0): "T01", (1, -1): "K2"})
+    feed.confirm_map({(0, 0): "T01", (1, -1): "K2"}, [Colour.BLUE, Colour.RED])
     assert confirmed == []  # passed on by the camera's own thread, before its next frame
     result = feed._process(Frame(np.zeros((8, 8, 3), np.uint8), 0, 0.0))
-    assert confirmed == [{Hex(0, 0): "T01", Hex(1, -1): "K2"}]
+    assert confirmed == [({Hex(0, 0): "T01", Hex(1, -1): "K2"}, (Colour.BLUE, Colour.RED))]
     update = SimpleNamespace(status=Status.OK, message="frame 0", result=result, fresh=True)
     feed._update(update)
     assert posted == [(FeedStatus.RUNNING, "the picture is blurred")]
+
+
+def test_the_map_and_players_reach_the_camera_process_by_colour_name() -> None:
+    from companion.feedproc import ProcessFeed, _colours
+
+    sent: list[Any] = []
+    feed = ProcessFeed(("synthetic", None))
+    feed._conn = SimpleNamespace(send=sent.append)
+    feed.confirm_map({(1, -1): "K2", (0, 0): "T01"}, [Colour.BLUE, Colour.RED])
+    assert sent == [("map", [[0, 0, "T01"], [1, -1, "K2"]], ["blue", "red"])]
+    assert _colours(sent[0][2]) == [Colour.BLUE, Colour.RED]
+    assert _colours(["blue", "mauve", 3]) == [Colour.BLUE]  # a name no colour has: that player is asked about
+    assert _colours(None) == []
