@@ -30,7 +30,16 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision.dicecolour import DieColour, DieModel, FaceSamples, FaceScores, Palette, sample_faces, score_faces
+from vision.dicecolour import (
+    DieColour,
+    DieModel,
+    FaceSamples,
+    FaceScores,
+    Palette,
+    sample_crops,
+    sample_faces,
+    score_faces,
+)
 from vision.errors import CalibrationError
 from vision.lab import (
     BGR,
@@ -368,24 +377,15 @@ class ColourCalibration:
         """`name_faces` for dice each in an image of its own (top faces rectified from one frame, whose
         sticker white is `white_bgr`), `box` the face's box (x0, y0, x1, y1) in every crop: the crops side by
         side in one image, named at once."""
-        if len(crops) == 0:
-            return []
-        for crop in crops:
-            if crop.ndim != 3 or crop.shape[2] != 3:
-                raise CalibrationError(f"expected BGR crops, got an array of shape {crop.shape!r}")
-        strip = np.zeros((max(c.shape[0] for c in crops), sum(c.shape[1] for c in crops), 3), np.uint8)
-        boxes = []
-        x = 0
-        for crop in crops:
-            h, w = crop.shape[:2]
-            strip[:h, x : x + w] = crop
-            boxes.append((box[0] + x, box[1], box[2] + x, box[3]))
-            x += w
-        return self.name_faces(strip, boxes, white_bgr)
+        return self.name_samples(sample_crops(crops, box, white_bgr)) if len(crops) else []
 
     def name_samples(self, faces: FaceSamples) -> list[ColourMatch]:
         """`name_faces` for faces already sampled (`vision.dicecolour.sample_faces`)."""
-        return self.decide(score_faces(faces, self._palette).score) if len(faces) else []
+        return self.decide(self.score_samples(faces).score) if len(faces) else []
+
+    def score_samples(self, faces: FaceSamples) -> FaceScores:
+        """Faces already sampled against every player's model, in `colours` order."""
+        return score_faces(faces, self._palette)
 
     def decide(self, scores: npt.NDArray[np.floating[Any]]) -> list[ColourMatch]:
         """`ColourMatch`es from faces' scores (n x players, `colours` order)."""

@@ -101,6 +101,20 @@ class FaceSamples:
         return int(self.lab.shape[0])
 
     @classmethod
+    def joined(cls, parts: Sequence[FaceSamples]) -> FaceSamples:
+        """Faces sampled apart (as many pixels each), one after another."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.of_pixels([])
+        clipped = [p.clipped if p.clipped is not None else np.zeros(p.ok.shape, bool) for p in parts]
+        return cls(
+            np.concatenate([p.lab for p in parts]),
+            np.concatenate([p.ok for p in parts]),
+            np.concatenate([p.points for p in parts]),
+            np.concatenate(clipped),
+        )
+
+    @classmethod
     def of_pixels(cls, faces: Sequence[FloatArray]) -> FaceSamples:
         """Faces given as their usable pixels alone (each N x 3 Lab), padded to one size."""
         p = max((len(f) for f in faces), default=0)
@@ -168,6 +182,27 @@ def sample_faces(
 ) -> FaceSamples:
     """The middle of each die's box (`FACE_MARGIN`), `GRID` x `GRID` pixels, balanced: what is scored."""
     return sample_points(image, grid_points(boxes), white_bgr)
+
+
+def sample_crops(
+    crops: Sequence[npt.NDArray[np.uint8]], box: Sequence[float], white_bgr: Sequence[float] | None
+) -> FaceSamples:
+    """`sample_faces` for dice each in an image of its own (top faces rectified from one frame), `box` the
+    face's box in every crop: the crops side by side in one image, sampled at once (points in that strip)."""
+    for crop in crops:
+        if crop.ndim != 3 or crop.shape[2] != 3:
+            raise CalibrationError(f"expected BGR crops, got an array of shape {crop.shape!r}")
+    if not crops:
+        return FaceSamples.of_pixels([])
+    strip = np.zeros((max(c.shape[0] for c in crops), sum(c.shape[1] for c in crops), 3), np.uint8)
+    boxes = []
+    x = 0
+    for crop in crops:
+        h, w = crop.shape[:2]
+        strip[:h, x : x + w] = crop
+        boxes.append((box[0] + x, box[1], box[2] + x, box[3]))
+        x += w
+    return sample_faces(strip, boxes, white_bgr)
 
 
 # -- the model -------------------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ from vision.calibration import (
     ColourMatch,
     white_balance_gains,
 )
+from vision.dicecolour import FaceSamples, sample_crops, sample_faces
+from vision.framecolours import name_together
 from vision.geometry import mean_radius
 from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
 from vision.topview import FACE_BOX, TopView
@@ -353,15 +355,17 @@ def _name_players(
     kept: Sequence[tuple[Any, ...]],
     white_bgr: Sequence[float] | None,
 ) -> list[ColourMatch]:
-    """Each kept die's player from its top face against the players' die models (body colours and pips): a
-    die read from above by its rectified face, any other by its box in the frame."""
-    out: dict[int, ColourMatch] = {}
+    """Each kept die's player from its top face against the players' die models (body colours and pips), the
+    frame's dice together (`vision.framecolours`): a die read from above by its rectified face, any other by
+    its box in the frame."""
     above = [k for k, d in enumerate(kept) if getattr(d[0], "face", None) is not None]
     framed = [k for k, d in enumerate(kept) if getattr(d[0], "face", None) is None]
-    faces = calibration.name_crops([kept[k][0].face for k in above], FACE_BOX, white_bgr)
-    out.update(zip(above, faces, strict=True))
-    boxes = calibration.name_faces(image, [kept[k][3] for k in framed], white_bgr)
-    out.update(zip(framed, boxes, strict=True))
+    parts = []
+    if above:
+        parts.append(sample_crops([kept[k][0].face for k in above], FACE_BOX, white_bgr))
+    if framed:
+        parts.append(sample_faces(image, [kept[k][3] for k in framed], white_bgr))
+    out = dict(zip(above + framed, name_together(calibration, FaceSamples.joined(parts)), strict=True))
     return [out[k] for k in range(len(kept))]
 
 
