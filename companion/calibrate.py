@@ -111,6 +111,9 @@ def samples_on_castles(
                 notes.append(f"the {colour.value} castle ({castle}) is not in the camera's view")
             continue
         dice = [d for d in knights.dice if d.location == castle]
+        # Measured: the dice the reader is sure of, when there are any. A die it is unsure of beside them is
+        # often one of them read again over its side face, in the shade, which would teach a white die grey.
+        dice = [d for d in dice if not d.unsure] or dice
         # Real dice are the big ones: the finder's stray finds (a pip-like speck of art) are much smaller.
         area = [max(1, (d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in dice]
         big = [d for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area, default=0)]

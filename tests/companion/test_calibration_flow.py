@@ -148,6 +148,24 @@ def test_a_calibration_that_cannot_be_written_is_said_and_nothing_is_lost(tmp_pa
     assert set(p.calibration.measured) == {"red", "blue"} and p.can_save_calibration()  # try again later
 
 
+def test_a_die_read_again_over_its_side_face_is_not_measured() -> None:
+    import dataclasses
+
+    camera = SyntheticCamera({"K1": {R: 1}, "K2": {B: 1}})
+    knights = camera.result.knights
+    die = next(d for d in knights.dice if d.location == "K1")
+    height = die.box[3] - die.box[1]
+    side = dataclasses.replace(
+        die, box=(die.box[0], die.box[1] + height, die.box[2], die.box[3] + height), value=3, unsure=True
+    )
+    more = dataclasses.replace(knights, dice=(*knights.dice, side))
+    twice = dataclasses.replace(camera.result, knights=more)
+    once, _ = samples_on_castles(camera.image, camera.result, {"K1": R})
+    found, _ = samples_on_castles(camera.image, twice, {"K1": R})
+    assert found[R].state is ColourState.MEASURED and found[R].measurement is not None
+    assert len(found[R].measurement["faces"]) == 1 and found[R].measurement == once[R].measurement
+
+
 def test_without_a_camera_the_box_setup_says_so(tmp_path: Path) -> None:
     p = BoxSetupPresenter(CatalogueBox(tmp_path))
     p.start_calibration()
