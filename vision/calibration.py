@@ -288,13 +288,13 @@ class ColourCalibration:
         return tuple(c for c in self._colours if c not in self.stand_ins)
 
     def playing(self, players: Iterable[Colour]) -> ColourCalibration:
-        """This calibration for a game of `players`: a player whose dice were not measured (their castle's
-        die was not found at set-up) gets a stand-in, the default model of their colour
+        """This calibration for a game of `players`: a player whose dice were not measured (no die found on
+        their castle at set-up, or refused) gets a stand-in, the default model of their colour
         (`default_calibration`). Without one, the scoring knows only the others' dice, and one of them
         would be named for it; with one, a die nearest the stand-in, or not clearly nearer a measured
         model, is asked (`ColourMatch.stand_in`). Stand-ins of players not in the game are dropped."""
         wanted = set(players)
-        missing = [c for c in wanted if c not in self.models or c in self.stand_ins]
+        missing = [c for c in Colour if c in wanted and (c not in self.models or c in self.stand_ins)]
         kept = {c: m for c, m in self.models.items() if c not in self.stand_ins or c in wanted}
         if not self.stand_ins and not missing:
             return self
