@@ -36,9 +36,12 @@ MIN_SURE = 2
 
 
 def name_together(calibration: ColourCalibration, faces: FaceSamples) -> list[ColourMatch]:
-    """Each face's player (`ColourCalibration.name_samples`), with the second look of the module docstring
-    for the faces turned away for their distance alone."""
-    matches = calibration.name_samples(faces)
+    """Each face's player (as `ColourCalibration.name_samples` names it), with the second look of the module
+    docstring for the faces turned away for their distance alone."""
+    if not len(faces):
+        return []
+    scores = calibration.score_samples(faces).score
+    matches = calibration.decide(scores)
     again = [k for k, m in enumerate(matches) if far_only(m)]
     if not again:
         return matches
@@ -53,7 +56,7 @@ def name_together(calibration: ColourCalibration, faces: FaceSamples) -> list[Co
         faces.points[again],
         None if faces.clipped is None else faces.clipped[again],
     )
-    best = np.minimum(calibration.score_samples(subset).score, score_faces(subset, palette).score)
+    best = np.minimum(scores[again], score_faces(subset, palette).score)
     out = list(matches)
     for k, new in zip(again, calibration.decide(best), strict=True):
         if new.accepted and new.colour is matches[k].colour:
