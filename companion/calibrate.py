@@ -328,7 +328,7 @@ def problems(samples: Mapping[Colour, DieSample]) -> list[str]:
 def missing_colours(calibration: Any, colours: Iterable[Colour]) -> list[Colour]:
     """The colours a game uses that `calibration` has no model of: their dice are asked about, never named
     (None: no calibration at all, every colour missing)."""
-    have = set() if calibration is None else set(calibration.colours)
+    have = set() if calibration is None else set(getattr(calibration, "measured", calibration.colours))
     return [c for c in colours if c not in have]
 
 

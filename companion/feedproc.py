@@ -29,6 +29,17 @@ PREVIEW_EVERY = 0.5  # seconds
 PREVIEW_FOR = 2.5  # seconds of previews after each request (the camera screen asks twice a second)
 
 
+def reader_calibration(source: str, calibration: dict[str, Any] | None) -> Any:
+    """The dice colours the camera's reader names players by: the box's saved calibration; without one, the
+    synthetic camera's own colours for the synthetic camera, and for a real camera none (every die asked,
+    `vision.calibration.unmeasured_calibration`: the synthetic dice's colours would name real dice wrong)."""
+    from vision.calibration import ColourCalibration, unmeasured_calibration
+
+    if calibration is not None:
+        return ColourCalibration.from_json(calibration)
+    return None if source == "synthetic" else unmeasured_calibration()
+
+
 def _colours(names: object) -> list[Colour]:
     """The players' colours sent as names; a name no colour has is left out (the camera then asks about that
     player's dice as about any unmeasured player's)."""
@@ -90,12 +101,7 @@ def _child(
 
         rdr: Any = _Truth()
     else:
-        cal = None
-        if calibration is not None:
-            from vision.calibration import ColourCalibration
-
-            cal = ColourCalibration.from_json(calibration)
-        rdr = vision_reader(reader[1], cal)
+        rdr = vision_reader(reader[1], reader_calibration(kind, calibration))
     feed = VisionFeed(src, rdr)
     lock = threading.Lock()
     wanted = [0.0]  # previews are made until this time.monotonic()

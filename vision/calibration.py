@@ -296,8 +296,8 @@ class ColourCalibration:
         wanted = set(players)
         missing = [c for c in Colour if c in wanted and (c not in self.models or c in self.stand_ins)]
         kept = {c: m for c, m in self.models.items() if c not in self.stand_ins or c in wanted}
-        if not self.stand_ins and not missing:
-            return self
+        if (not self.stand_ins or not kept) and not missing:
+            return self  # nothing to stand in for, or nothing measured to keep (`unmeasured_calibration`)
         defaults = default_calibration(missing).models if missing else {}
         return ColourCalibration(
             threshold=self.threshold,
@@ -639,6 +639,14 @@ def default_calibration(colours: Sequence[Colour] | None = None) -> ColourCalibr
             (DieColour(_lab3(body), 0.85), DieColour(_lab3(pips), 0.15, pips=True)), spread=2.0, dice=3
         )
     return ColourCalibration.of_models(models)
+
+
+def unmeasured_calibration() -> ColourCalibration:
+    """No player's dice measured: every colour a stand-in (`default_calibration`'s models), so that every die
+    is asked and none named. A real camera's before its box setup: the synthetic camera's colours would name
+    real dice by dice they are not."""
+    defaults = default_calibration()
+    return ColourCalibration(models=defaults.models, stand_ins=frozenset(defaults.colours))
 
 
 def _lab3(values: npt.NDArray[np.float32]) -> Lab:

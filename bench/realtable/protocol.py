@@ -6,7 +6,7 @@ are measured with the app's own box-setup code (`companion.calibrate.samples_on_
 `problems` and `build_calibration`, as `Calibrator.savable`, `check` and `save` run them). A colour with a
 problem is refused and not saved; the others are. A player's colour not saved (no die found on its castle,
 or refused) is counted as unmeasured: the reader, told the game's players, asks about its dice. When no
-colour is saved the game runs on the default colours.
+colour is saved, no player's dice are measured: every die is asked, as the app has a real camera do.
 
 Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
 frame, untimed, is told the game's map and players as the app tells them when a game starts
@@ -50,7 +50,7 @@ HOLD_FRAMES = 5  # the app's hold for a real camera (companion/demo.py)
 
 @dataclass
 class Calibrated:
-    calibration: Any  # vision's ColourCalibration, or None: nothing saved, the reader's defaults
+    calibration: Any  # vision's ColourCalibration, or None: nothing saved (`app_reader`: every die asked)
     refused: bool  # a colour was refused (and not saved)
     unmeasured: tuple[Colour, ...]
     messages: tuple[str, ...]
@@ -220,9 +220,12 @@ Reader = Callable[[Any], Any]  # calibration -> a table reader
 
 
 def app_reader(calibration: Any) -> Any:
+    """The reader the app gives a real camera (`companion.feedproc.reader_calibration`): with nothing saved,
+    no player's dice measured."""
     from companion.pipeline import vision_reader
+    from vision.calibration import unmeasured_calibration
 
-    return vision_reader(HOLD_FRAMES, calibration)
+    return vision_reader(HOLD_FRAMES, calibration if calibration is not None else unmeasured_calibration())
 
 
 def run_scene(

@@ -198,3 +198,16 @@ def test_the_map_and_players_reach_the_camera_process_by_colour_name() -> None:
     assert _colours(sent[0][2]) == [Colour.BLUE, Colour.RED]
     assert _colours(["blue", "mauve", 3]) == [Colour.BLUE]  # a name no colour has: that player is asked about
     assert _colours(None) == []
+
+
+def test_a_real_camera_without_a_saved_calibration_names_no_die_by_the_synthetic_dice() -> None:
+    from companion.calibrate import missing_colours
+    from companion.feedproc import reader_calibration
+    from vision.calibration import default_calibration
+
+    assert reader_calibration("synthetic", None) is None  # the demo's camera: its own dice's colours
+    unmeasured = reader_calibration("open", None)
+    assert unmeasured.measured == () and missing_colours(unmeasured, [Colour.RED]) == [Colour.RED]
+    saved = reader_calibration("open", default_calibration([Colour.RED]).to_json())
+    assert saved.measured == (Colour.RED,)
+    assert missing_colours(saved, [Colour.RED, Colour.BLUE]) == [Colour.BLUE]

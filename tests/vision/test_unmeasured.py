@@ -74,3 +74,16 @@ def test_the_reader_keeps_the_stand_ins_through_a_new_calibration_and_drops_them
     assert reader.calibration.stand_ins == {BLUE}  # the app measured again mid-game: blue now missing
     reader.forget_map()
     assert reader.calibration.stand_ins == frozenset()
+
+
+def test_a_real_camera_with_no_dice_measured_asks_about_every_die(camera: Camera) -> None:
+    from vision.calibration import unmeasured_calibration
+
+    none = unmeasured_calibration()
+    assert none.measured == () and none.playing([RED, BLUE]).stand_ins == {RED, BLUE}
+    assert none.playing([]) is none
+    reader = TableReader(hold_frames=2, dice_reader=camera.dice, calibration=none)
+    reader.read(camera.frame(table(knights={}), 1))
+    reader.confirm_map(APP, (RED, BLACK))
+    raw = reader.read(camera.frame(table(knights=KNIGHTS), 3)).raw
+    assert raw.knights == {} and {"K1", "T01"} <= raw.unsure  # type: ignore[attr-defined]
