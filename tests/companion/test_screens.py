@@ -62,8 +62,10 @@ class Box:
     def measure_dice(self) -> CalibrationStatus:
         return CalibrationStatus(("red", "blue"), ("no die on the yellow castle (K3)",), (), ("green",))
 
+    refused: tuple[str, ...] = ()  # what a save leaves out, and why
+
     def save_calibration(self) -> CalibrationStatus:
-        return CalibrationStatus(("red", "blue"), (), (), ("red", "blue"))
+        return CalibrationStatus((), (), self.refused, ("red", "blue"))
 
 
 class Feed(FakeFeed):
@@ -292,6 +294,10 @@ def _walk(app: Any, games: Games) -> Iterator[str]:
     bp.start_calibration()
     bp.measure()
     yield "boxsetup-dice"
+    bp.service.refused = ("no die on the yellow castle (K3)",)  # type: ignore[attr-defined]
+    bp.save_calibration()
+    yield "boxsetup-saved-partly"
+    bp.service.refused = ()  # type: ignore[attr-defined]
     bp.stop_calibration()
     app.go("settings")
     yield "settings"
