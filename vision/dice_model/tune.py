@@ -196,7 +196,7 @@ def _tune_above(count: int, looks: Any) -> int:
     cases = cases_above(count, looks)
     print(f"{len(cases)} tables seen from above", flush=True)
     for detect, sure_die, sure_value, doubt in itertools.product(
-        (0.4, 0.5, 0.6), (0.6, 0.7, 0.8), (0.7, 0.8, 0.9), (0.2, 0.3, 0.4, 0.5)
+        (0.4, 0.5, 0.6), (0.6, 0.7, 0.8), (0.7, 0.8, 0.9, 0.94), (0.2, 0.3, 0.4, 0.5)
     ):
         if sure_die < detect or doubt > detect:
             continue
