@@ -101,7 +101,9 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.clock: UiClock = services.clock or KivyClock()
         self.settings = SettingsPresenter(services.storage, self.tr)
         self.lang = self.tr.lang
-        self.newgame = NewGamePresenter(tr=self.tr)
+        self.newgame = NewGamePresenter(
+            tr=self.tr, unmeasured=services.box.unmeasured if services.box is not None else None
+        )
         self.box_presenter: BoxSetupPresenter | None = (
             BoxSetupPresenter(services.box, self.clock, self.tr, runner=run_in_thread)
             if services.box is not None
@@ -202,6 +204,8 @@ class SeneschalApp(App):  # type: ignore[misc]
             return
         if name == "referee" and self.referee is not None:
             self.referee.reload()
+        if name == "newgame":
+            self.newgame.recheck_camera()  # box setup may have measured dice since
         self.root_widget.ids.sm.current = name
         self._bars()
         self.refresh_now()

@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.calibrate import Calibrator, ColourState, DieSample, castle_colours, load_calibration
+from companion.calibrate import (
+    Calibrator,
+    ColourState,
+    DieSample,
+    castle_colours,
+    load_calibration,
+    missing_colours,
+)
 from companion.presenters.boxsetup import BoxRow, CalibrationStatus
 from engine.colours import Colour
 
@@ -78,6 +85,17 @@ class CatalogueBox:
         """The saved calibration (vision's JSON) for the camera reader, or None (its defaults)."""
         cal = load_calibration(self.calibration_path)
         return None if cal is None else dict(cal.to_json())
+
+    def unmeasured(self, colours: Sequence[Colour]) -> list[Colour]:
+        """Of `colours`, those whose dice the saved calibration has no measured model of: a real camera asks
+        about every one of their dice. None of them with no camera (nothing measures them, nothing asks)."""
+        if self.sampler is None:
+            return []
+        try:
+            saved = load_calibration(self.calibration_path)
+        except ValueError:  # vision's CalibrationError: a damaged file names nobody's dice
+            saved = None
+        return missing_colours(saved, colours)
 
     def calibration_status(self, notes: tuple[str, ...] = ()) -> CalibrationStatus:
         reports = tuple(self.calibrator.reports())

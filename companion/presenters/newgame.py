@@ -5,7 +5,7 @@ knights checked against the camera, and the first player drawn. Produces a `NewG
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Protocol
@@ -87,11 +87,22 @@ class GameFactory(Protocol):
     def resume(self, game_id: int) -> GameSession: ...
 
 
+# Of a game's colours, those whose dice the camera never measured (`CatalogueBox.unmeasured`).
+Unmeasured = Callable[[Sequence[Colour]], Sequence[Colour]]
+
+
 class NewGamePresenter(Presenter):
-    def __init__(self, rng: random.Random | None = None, tr: Translator | None = None) -> None:
+    def __init__(
+        self,
+        rng: random.Random | None = None,
+        tr: Translator | None = None,
+        unmeasured: Unmeasured | None = None,
+    ) -> None:
         super().__init__()
         self.rng = rng or random.Random()
         self.tr = tr or Translator()
+        self.unmeasured = unmeasured  # None: no camera to name the dice
+        self.camera_note = ""  # the players whose dice the camera cannot name, and what to do about it
         # A player with no name of their own is called by their colour, in the language of the screen.
         self.players: list[PlayerSetup] = [
             PlayerSetup(c, self.tr.colour(c)) for c in (Colour.RED, Colour.BLUE, Colour.YELLOW)
@@ -148,6 +159,21 @@ class NewGamePresenter(Presenter):
             self.first = nxt
         self._validate()
 
+    def recheck_camera(self) -> None:
+        """Say which players' dice the camera has never measured: it asks about every one of those dice, so
+        the players should measure them at box setup before they play (the box may have measured some
+        since this screen was last shown)."""
+        missing = self.unmeasured([p.colour for p in self.players]) if self.unmeasured is not None else ()
+        note = ""
+        if missing:
+            note = self.tr(
+                "The camera has not measured these players' dice: {colours}. It will ask about each of their "
+                "dice: measure them in Box setup."
+            ).format(colours=", ".join(self.tr.colour(c) for c in missing))
+        if note != self.camera_note:
+            self.camera_note = note
+            self.changed()
+
     def retranslate(self) -> None:
         """The language changed: players still called by their colour are called so in the new language."""
         self.players = [replace(p, name=self.tr.player(p.colour, p.name)) for p in self.players]
@@ -187,6 +213,7 @@ class NewGamePresenter(Presenter):
             problems.append("Two players have the same name.")
         self.problems = problems
         self.changed()
+        self.recheck_camera()
 
     @property
     def ready(self) -> bool:

@@ -70,6 +70,7 @@ class NewGameScreen(BaseScreen):
         if self.changed_key("choices", (app.lang, tuple(sorted(p.variants)), p.map_source)):
             self._choices(p)
         self.ids.problems.text = "\n".join([tr(x) for x in p.problems] + p.refused)
+        self.ids.camera_note.text = p.camera_note
 
     def _choices(self, p: NewGamePresenter) -> None:
         tr = self.tr

@@ -347,3 +347,34 @@ def test_every_colour_state_is_said_in_the_screen_s_language(lang: str) -> None:
     for state in ColourState:
         word = BoxSetupPresenter.state_word(state.value)
         assert tr(word) != word, (lang, state)
+
+
+def test_a_new_game_says_whose_dice_the_camera_never_measured(tmp_path: Path) -> None:
+    from companion.presenters.newgame import NewGamePresenter
+
+    camera = SyntheticCamera({"K1": {R: 3}, "K2": {B: 3}})
+    box = CatalogueBox(tmp_path, sampler=camera)
+    # red, blue and yellow play
+    game = NewGamePresenter(random.Random(1), Translator("en"), unmeasured=box.unmeasured)
+    game.recheck_camera()
+    assert "Red, Blue, Yellow." in game.camera_note and "Box setup" in game.camera_note
+    p = BoxSetupPresenter(box)
+    p.start_calibration()
+    p.measure()
+    assert p.save_calibration()
+    game.recheck_camera()  # the app does so each time the screen is shown
+    assert "dice: Yellow." in game.camera_note
+    game.cycle_colour(Y)  # yellow's player takes the next free castle: still never measured
+    assert "Yellow" not in game.camera_note and game.players[2].colour.value in game.camera_note.lower()
+    game.remove_player(game.players[2].colour)
+    assert game.camera_note == ""  # red and blue were measured: the camera names their dice
+    dutch = NewGamePresenter(random.Random(1), Translator("nl"), unmeasured=box.unmeasured)
+    dutch.recheck_camera()
+    assert "camera" in dutch.camera_note and "Geel" in dutch.camera_note and "Yellow" not in dutch.camera_note
+    (tmp_path / "calibration.json").write_text("{not json", encoding="utf-8")  # a damaged file names nobody
+    game.recheck_camera()
+    assert "Red, Blue." in game.camera_note
+    no_camera = CatalogueBox(tmp_path)
+    nothing = NewGamePresenter(random.Random(1), Translator("en"), unmeasured=no_camera.unmeasured)
+    nothing.recheck_camera()
+    assert nothing.camera_note == ""  # no camera: nothing would ask about the dice

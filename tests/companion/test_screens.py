@@ -21,6 +21,7 @@ from companion.services import OptionKind, Proposal, RollResult
 from companion.session import EngineFactory, EngineSession
 from companion.storage import SqliteStorage
 from companion.theme import PALETTE
+from engine.colours import Colour
 from engine.playout import choose
 from tests.companion import screencheck
 from tests.companion.fakes import FakeFeed, FakeRoller, discrepancy, opt
@@ -63,6 +64,9 @@ class Box:
         return CalibrationStatus(("red", "blue"), ("no die on the yellow castle (K3)",), (), ("green",))
 
     refused: tuple[str, ...] = ()  # what a save leaves out, and why
+
+    def unmeasured(self, colours: Any) -> list[Colour]:
+        return [c for c in colours if c.value not in ("red", "blue")]
 
     def save_calibration(self) -> CalibrationStatus:
         return CalibrationStatus((), (), self.refused, ("red", "blue"))
@@ -279,7 +283,7 @@ def _walk(app: Any, games: Games) -> Iterator[str]:
     app.session = None
     app.go("start")
     yield "start"
-    app.newgame = NewGamePresenter(random.Random(2), app.tr)
+    app.newgame = NewGamePresenter(random.Random(2), app.tr, unmeasured=app.services.box.unmeasured)
     app.newgame.subscribe(app.request_refresh)
     app.newgame.add_player()
     app.newgame.draw_first_player()
