@@ -26,9 +26,14 @@ change touching a hand the reader found is the hand's: the reader judges locatio
 (skin-coloured print the bare look already had is the table's own, never a hand). Only the tiles are
 compared, not their rims nor the table around them (a cloth may move).
 
-What it cannot see: a die where the bare look was not seen (where a die stood in the frame it was learned
-from: on castles, the set-up's dice), and a die the colour of the print under it whose pips are too small
-to change `DENSITY` of a square (a die on its owner's castle, which is printed in the owner's colour).
+Where a die stood in the frame the bare look is learned from (on castles, the set-up's dice), the table was
+not seen there. The table reader keeps, of the frames it read whole before the confirmation, the one with the
+fewest dice on the map (the map laid, before the dice came): its look fills those spots in (`Earlier`), in
+the learning frame's light and for the locations that lay then as they lie now.
+
+What it cannot see: a die where the bare look was never seen (a set-up's die that stood there in every frame
+before the confirmation), and a die the colour of the print under it whose pips are too small to change
+`DENSITY` of a square (a die on its owner's castle, which is printed in the owner's colour).
 """
 
 from __future__ import annotations
@@ -144,16 +149,31 @@ def _skin(occluders: Image | None, frame_shape: tuple[int, ...], to_bare: FloatA
     return np.asarray(cv2.warpPerspective(occluders, scaled, size, flags=cv2.INTER_NEAREST) > 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Earlier:
+    """An earlier frame of the table with no hand over the map, where `locations` lay as they lie now: its
+    `dice` (whole-die boxes, frame px) stood elsewhere, so it saw some of what the learning frame's dice
+    hid."""
+
+    frame: Image
+    image_to_table: npt.ArrayLike
+    dice: Sequence[Box]
+    locations: Collection[str]
+
+
 def learn(
     frame: Image,
     image_to_table: npt.ArrayLike,
     outlines: Mapping[str, npt.ArrayLike],
     dice: Sequence[Box],
     occluders: Image | None = None,
+    *,
+    earlier: Sequence[Earlier] = (),
 ) -> BareTable:
     """The bare look of the knight locations `outlines` (frame px) in `frame` (a frame with no hand over the
     map), away from `dice` (whole-die boxes, frame px). `occluders`: the frame's skin mask (any size over
-    the frame), whose skin is the table's own: a later frame's skin there is not a hand."""
+    the frame), whose skin is the table's own: a later frame's skin there is not a hand. Where `frame`'s dice
+    stand, the bare look is taken from `earlier` frames that saw the table there (`_filled`)."""
     i2t = np.asarray(image_to_table, np.float64)
     table = {k: _points(v, i2t) for k, v in outlines.items()}
     if not table:
@@ -177,6 +197,9 @@ def learn(
     on_tiles = cv2.erode(tiles, _square(EDGE_MM)) > 0
     known = on_tiles & _in_frame(frame.shape, to_bare, size) & (_dice_mask(dice, to_bare, size) == 0)
     lab = _lab(frame, to_bare, size)
+    for other in earlier:
+        same = np.isin(places, [i + 1 for i, loc in enumerate(ids) if loc in other.locations])
+        lab, known = _filled(lab, known, on_tiles & same, other, origin)
     kernel = _square(SLACK_MM)
     edges = np.asarray(cv2.dilate(_edges(lab[..., 0]), kernel), np.float32)
     ys, xs = np.nonzero(known)
@@ -188,22 +211,53 @@ def learn(
     )
 
 
+def _filled(
+    lab: npt.NDArray[np.float32], known: npt.NDArray[np.bool_], where: npt.NDArray[np.bool_],
+    other: Earlier, origin: tuple[float, float],
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """`lab` with its unknown pixels in `where` (the tiles `other` saw lie as they lie now) filled where
+    `other` saw them bare, in `lab`'s light (fitted over the pixels both saw, as a later frame's is:
+    `_relit`), and the grown `known`. A die set down on a castle at set-up hides the castle's middle from the
+    frame the bare look is learned from; a frame from before the dice were set down saw it."""
+    h, w = known.shape
+    to_bare = _to_bare(np.asarray(other.image_to_table, np.float64), origin)
+    seen = where & _in_frame(other.frame.shape, to_bare, (w, h))
+    seen &= _dice_mask(other.dice, to_bare, (w, h)) == 0
+    fill = seen & ~known
+    both = seen & known
+    if not fill.any() or int(both.sum()) < FIT_PIXELS // 10:
+        return lab, known
+    ys, xs = np.nonzero(both)
+    pick = np.random.default_rng(0).permutation(len(ys))[:FIT_PIXELS]
+    then = _relit(_lab(other.frame, to_bare, (w, h)), lab, (ys[pick], xs[pick]))
+    out = lab.copy()
+    out[fill] = then[fill]
+    return out, known | fill
+
+
 def _normalised(now: npt.NDArray[np.float32], bare: BareTable, seen: npt.NDArray[np.bool_]
                 ) -> npt.NDArray[np.float32]:
-    """`now` with the light of `bare`: lightness by a least-squares line over a sample of the known pixels
-    (refitted without the pixels it fits worst: dice and hands), colour cast by the median shift of a, b."""
+    """`now` with the light of `bare`, fitted over its sample of the known pixels that `now` shows."""
     ys, xs = bare.sample
     inside = seen[ys, xs]
-    ys, xs = ys[inside], xs[inside]
+    return _relit(now, bare.lab, (ys[inside], xs[inside]))
+
+
+def _relit(now: npt.NDArray[np.float32], reference: npt.NDArray[np.float32],
+           sample: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]) -> npt.NDArray[np.float32]:
+    """`now` with the light of `reference` (both Lab on the same pixels), fitted over `sample`: lightness by a
+    least-squares line (refitted without the pixels it fits worst: dice and hands), colour cast by the median
+    shift of a, b."""
+    ys, xs = sample
     if len(ys) < 100:
         return now
-    x, y = now[ys, xs, 0], bare.lab[ys, xs, 0]
+    x, y = now[ys, xs, 0], reference[ys, xs, 0]
     keep = np.ones(x.shape, bool)
     for _ in range(2):
         gain, offset = np.polyfit(x[keep], y[keep], 1)
         residual = np.abs(gain * x + offset - y)
         keep = residual <= np.percentile(residual, 80)
-    shift = [float(np.median(bare.lab[ys, xs, c] - now[ys, xs, c])) for c in (1, 2)]
+    shift = [float(np.median(reference[ys, xs, c] - now[ys, xs, c])) for c in (1, 2)]
     affine = np.array([[gain, 0, 0, offset], [0, 1, 0, shift[0]], [0, 0, 1, shift[1]]], np.float32)
     return np.asarray(cv2.transform(now, affine), np.float32)
 

@@ -331,6 +331,9 @@ class TableReader:
         self._last_reading: Any = None  # the last frame's map reading with tiles (`MapView.source`)
         self._bare: BareTable | None = None  # the knight locations' bare look (`vision.bare`), once confirmed
         self._bare_from: _BareSource | None = None  # the last frame read whole, to learn it from
+        # ... and of the frames kept since the map was laid as it is, the one with the fewest dice on it: it
+        # saw what the dice set down since hide (a castle's middle under the set-up's die)
+        self._barest: _BareSource | None = None
 
     @property
     def stable(self) -> TableReading:
@@ -561,7 +564,8 @@ class TableReader:
         if self._confirmed is None or view.image_to_table is None:
             return knights
         if self._bare is None and self._bare_from is not None:
-            self._bare = self._bare_from.over(polygons, view.image_to_table).learn()
+            source = self._bare_from
+            self._bare = source.over(polygons, view.image_to_table).learn(self._earlier(source))
         if self._bare is None:
             return knights
         return _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
@@ -577,10 +581,18 @@ class TableReader:
             return
         # a copy: a camera may refill the same buffer (a millisecond, and only until a game starts)
         source = _BareSource(frame.copy(), view.image_to_table, polygons, knights.dice, side.occluders)
-        if self._confirmed is None:
-            self._bare_from = source
-        else:
-            self._bare = source.learn()
+        if self._confirmed is not None:
+            self._bare = source.learn(self._earlier(source))
+            return
+        self._bare_from = source
+        barest = self._barest
+        if barest is None or not source.aligned(barest)[1] or source.on_map() <= barest.on_map():
+            self._barest = source
+
+    def _earlier(self, source: _BareSource) -> list[_BareSource]:
+        """The barest frame kept, to fill in what `source`'s dice hide, if it is another."""
+        barest = self._barest
+        return [barest] if barest is not None and barest is not source else []
 
     def _placed(self, view: MapView) -> tuple[dict[Hex, str], dict[Hex, str]]:
         """The stable map, and `view`'s tiles in its numbering (`align_tiles`: only those it can place).
@@ -859,6 +871,11 @@ class TableReader:
         return occluded
 
 
+# A location whose centre two frames place this close on the table (mm) lies where it lay: a tile nudged
+# further would show its print beside where the bare look expects it.
+SAME_PLACE_MM = 2.0
+
+
 @dataclass(frozen=True, slots=True)
 class _BareSource:
     """A frame read whole, kept until the map is confirmed: the bare look is learned from it then."""
@@ -869,9 +886,50 @@ class _BareSource:
     dice: Sequence[DieOnTable]
     hands: Image | None
 
-    def learn(self) -> BareTable:
+    def learn(self, earlier: Sequence[_BareSource] = ()) -> BareTable:
+        """The bare look, from this frame and, where its dice stand, from `earlier` frames that saw there (on
+        the locations that lay there as they lie here)."""
+        fills = []
+        for e in earlier:
+            moved, unmoved = self.aligned(e)
+            if unmoved:
+                fills.append(bare.Earlier(e.frame, moved, [d.extent for d in e.dice], unmoved))
         boxes = [d.extent for d in self.dice]
-        return bare.learn(self.frame, self.image_to_table, self.outlines, boxes, self.hands)
+        return bare.learn(self.frame, self.image_to_table, self.outlines, boxes, self.hands, earlier=fills)
+
+    def on_map(self) -> int:
+        """How many dice stand on the knight locations."""
+        return sum(d.location is not None for d in self.dice)
+
+    def aligned(self, other: _BareSource) -> tuple[FloatArray, frozenset[str]]:
+        """`other`'s homography onto this frame's table (a frame read alone numbers the map's lattice its own
+        way: a rigid fit over the locations both place), and the locations that lie where they did, within
+        `SAME_PLACE_MM` of the fit (none: another table, or the map laid anew)."""
+        mine, theirs = self._centres(), other._centres()
+        shared = sorted(mine.keys() & theirs.keys())
+        if len(shared) < 3:
+            return other.image_to_table, frozenset()
+        a = np.array([theirs[k] for k in shared])
+        b = np.array([mine[k] for k in shared])
+        keep = np.ones(len(shared), bool)
+        while True:  # refitted without the location that fits worst, until every one left fits
+            rigid = _rigid(a[keep], b[keep])
+            off = np.linalg.norm(a @ rigid[:2, :2].T + rigid[:2, 2] - b, axis=1)
+            if off[keep].max() <= SAME_PLACE_MM:
+                break
+            keep[int(np.argmax(np.where(keep, off, -1.0)))] = False
+            if keep.sum() < 3:
+                return other.image_to_table, frozenset()
+        moved: FloatArray = rigid @ np.asarray(other.image_to_table, np.float64)
+        return moved, frozenset(k for k, d in zip(shared, off, strict=True) if d <= SAME_PLACE_MM)
+
+    def _centres(self) -> dict[str, tuple[float, float]]:
+        centres = np.array([np.asarray(v, np.float64).reshape(-1, 2).mean(axis=0)
+                            for v in self.outlines.values()])
+        if not len(centres):
+            return {}
+        table = cv2.perspectiveTransform(centres.reshape(-1, 1, 2), self.image_to_table).reshape(-1, 2)
+        return {k: (float(x), float(y)) for k, (x, y) in zip(self.outlines, table, strict=True)}
 
     def over(self, outlines: Mapping[str, FloatArray], image_to_table: FloatArray) -> _BareSource:
         """This frame with `outlines` (another frame's, whose table homography is `image_to_table`) for its
@@ -883,6 +941,18 @@ class _BareSource:
             for k, v in outlines.items()
         }
         return replace(self, outlines=here)
+
+
+def _rigid(a: FloatArray, b: FloatArray) -> FloatArray:
+    """The turn and shift (3x3) taking points `a` onto `b` (n x 2) best in least squares (Kabsch)."""
+    ca, cb = a.mean(axis=0), b.mean(axis=0)
+    u, _s, vt = np.linalg.svd((a - ca).T @ (b - cb))
+    d = np.sign(np.linalg.det(vt.T @ u.T))
+    turn = vt.T @ np.diag([1.0, d]) @ u.T
+    out = np.eye(3)
+    out[:2, :2] = turn
+    out[:2, 2] = cb - turn @ ca
+    return out
 
 
 def _doubted(
