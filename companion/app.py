@@ -287,7 +287,10 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.session = session
         if self.camera is not None:
             snap = session.snapshot()
-            self.camera.confirm_map({(t.q, t.r): t.id for t in snap.tiles}, [p.colour for p in snap.players])
+            castles = {t.id: t.owner for t in snap.tiles if t.kind == "castle" and t.owner is not None}
+            self.camera.confirm_map(
+                {(t.q, t.r): t.id for t in snap.tiles}, [p.colour for p in snap.players], castles
+            )
         self.game_id = getattr(session, "game_id", None)
         tr, clock = self.tr, self.clock
         self.table = TablePresenter(

@@ -47,6 +47,14 @@ def _colours(names: object) -> list[Colour]:
     return [known[n] for n in names if n in known] if isinstance(names, list) else []
 
 
+def _castles(msg: tuple[Any, ...]) -> dict[str, Colour]:
+    """Each castle's owner, sent as {castle id: colour name} after the players; a colour no player has is left
+    out (that castle is then not judged)."""
+    known = {c.value: c for c in Colour}
+    owners = msg[3] if len(msg) > 3 and isinstance(msg[3], dict) else {}
+    return {str(k): known[v] for k, v in owners.items() if v in known}
+
+
 def _measure(feed: Any, castles: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """Box setup: the dice on each castle in the last frame the reader saw, as that castle's colour."""
     from companion.calibrate import samples_on_castles
@@ -152,7 +160,8 @@ def _child(
                     found, notes = {}, [f"cannot measure the dice: {exc}"]
                 send(("samples", found, notes))
             elif msg[0] == "map":
-                feed.confirm_map({(int(q), int(r)): str(t) for q, r, t in msg[1]}, _colours(msg[2]))
+                tiles = {(int(q), int(r)): str(t) for q, r, t in msg[1]}
+                feed.confirm_map(tiles, _colours(msg[2]), _castles(msg))
             elif msg[0] == "calibration" and hasattr(rdr, "calibration"):
                 from vision.calibration import ColourCalibration
 
@@ -283,13 +292,19 @@ class ProcessFeed:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(("calibration", doc))
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None:
-        """The map the owner confirmed and the game's players: the camera process keeps them
+    def confirm_map(
+        self,
+        tiles: Mapping[tuple[int, int], str],
+        players: Collection[Colour] = (),
+        castles: Mapping[str, Colour] | None = None,
+    ) -> None:
+        """The map the owner confirmed, the game's players and their castles: the camera process keeps them
         (`VisionFeed.confirm_map`)."""
         if self._conn is not None:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 tiles_ = [[q, r, t] for (q, r), t in sorted(tiles.items())]
-                self._conn.send(("map", tiles_, [c.value for c in players]))
+                owners = {k: c.value for k, c in sorted((castles or {}).items())}
+                self._conn.send(("map", tiles_, [c.value for c in players], owners))
 
     def set_table(self, spec: Any) -> int:
         """The demo's pretend table changed (the synthetic camera in the child renders it). Returns n for

@@ -125,7 +125,7 @@ class VisionFeed:
         self._on_reading: Callable[[Any], None] | None = None
         self._on_status: Callable[[FeedStatus, str], None] | None = None
         # a map and its game's players confirmed, for the worker to pass on
-        self._map: tuple[dict[tuple[int, int], str], tuple[Colour, ...]] | None = None
+        self._map: tuple[dict[tuple[int, int], str], tuple[Colour, ...], dict[str, Colour]] | None = None
         self.readings_posted = 0
 
     @property
@@ -171,11 +171,16 @@ class VisionFeed:
         self._preview = (image, preview)
         return preview
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None:
-        """The map the owner confirmed and the game's players: passed to the reader before the next frame
-        (in the worker, so the caller never waits for a frame), when the reader takes one
+    def confirm_map(
+        self,
+        tiles: Mapping[tuple[int, int], str],
+        players: Collection[Colour] = (),
+        castles: Mapping[str, Colour] | None = None,
+    ) -> None:
+        """The map the owner confirmed, the game's players and their castles: passed to the reader before the
+        next frame (in the worker, so the caller never waits for a frame), when the reader takes one
         (`vision.pipeline.TableReader`)."""
-        self._map = (dict(tiles), tuple(players))
+        self._map = (dict(tiles), tuple(players), dict(castles or {}))
 
     def latest(self) -> tuple[Any, Any] | None:
         """The last raw frame and the reader's result for it (for measuring dice colours at box setup)."""
@@ -189,14 +194,16 @@ class VisionFeed:
         self._last = (frame.image, result)
         return result
 
-    def _confirm(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour]) -> None:
+    def _confirm(
+        self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour], castles: Mapping[str, Colour]
+    ) -> None:
         from engine.hexgrid import Hex
         from vision.pipeline import ConfirmsMap
         from vision.tracking import MapConflictError
 
         if isinstance(self.reader, ConfirmsMap):
             try:
-                self.reader.confirm_map({Hex(q, r): t for (q, r), t in tiles.items()}, players)
+                self.reader.confirm_map({Hex(q, r): t for (q, r), t in tiles.items()}, players, castles)
             except MapConflictError as exc:  # a map naming a tile twice: told, never the end of the camera
                 if self._on_status is not None:
                     self._on_status(self._status, str(exc))

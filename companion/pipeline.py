@@ -310,7 +310,9 @@ class Replayer:
         from vision.pipeline import ConfirmsMap
 
         if isinstance(self.reader, ConfirmsMap) and self.board is not None:
-            self.reader.confirm_map(dict(self.board.tiles), self.session.state.order)
+            order = self.session.state.order
+            castles = {self.board.castle_of(c): c for c in order}
+            self.reader.confirm_map(dict(self.board.tiles), order, castles)
         proposal = self.session.propose(reading)
         if proposal.options or proposal.discrepancies:
             raise CompanionError(

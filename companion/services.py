@@ -312,7 +312,12 @@ class MapConfirming(Protocol):
     """A `ReadingFeed` that can be told the map the owner confirmed (tile ids by axial (q, r), the game's
     numbering): its camera then keeps that map and tracks only its own pose over it."""
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None: ...
+    def confirm_map(
+        self,
+        tiles: Mapping[tuple[int, int], str],
+        players: Collection[Colour] = (),
+        castles: Mapping[str, Colour] | None = None,
+    ) -> None: ...
 
 
 @runtime_checkable

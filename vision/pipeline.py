@@ -149,7 +149,12 @@ class Reread(Enum):
 class ConfirmsMap(Protocol):
     """A reader that can be told the map the owner confirmed (`TableReader.confirm_map`)."""
 
-    def confirm_map(self, tiles: Mapping[Hex, str], players: Collection[Colour] = ()) -> object: ...
+    def confirm_map(
+        self,
+        tiles: Mapping[Hex, str],
+        players: Collection[Colour] = (),
+        castles: Mapping[str, Colour] | None = None,
+    ) -> object: ...
 
 
 class MapMode(Enum):
@@ -298,6 +303,7 @@ class TableReader:
         dice_ahead: bool = True,
     ) -> None:
         self._players: frozenset[Colour] = frozenset()
+        self._castles: dict[str, Colour] = {}  # each castle's owner, from the confirmed game
         self.calibration = calibration if calibration is not None else default_calibration()
         self.map_reader = map_reader if map_reader is not None else default_map_reader(backend)
         self.dice_reader = dice_reader
@@ -376,15 +382,21 @@ class TableReader:
         self._measured = measured
         self._calibration = measured.playing(self._players)
 
-    def confirm_map(self, tiles: Mapping[Hex, str] | TableMap, players: Collection[Colour] = ()) -> MapMode:
+    def confirm_map(
+        self,
+        tiles: Mapping[Hex, str] | TableMap,
+        players: Collection[Colour] = (),
+        castles: Mapping[str, Colour] | None = None,
+    ) -> MapMode:
         """The owner confirmed the map: tile ids on hexes (the app's numbering), or a `TableMap` (say,
         `proposed_map()` kept from earlier), and the game's `players`. From now on it is the map: tiles are
         never read again, only the camera's pose over them is kept (`vision.tracking`), and the stable
         reading's tiles are these.
         A layout is placed on the table by the last frame's reading of it, or, if none agrees with it yet
         (`MapMode.WAITING`), by the first that does; a reading that puts a tile on another hex is a conflict
-        (said in every frame's message until the table agrees). Raises `MapConflictError` (a ValueError)
-        for a layout that names a tile twice, or an empty one."""
+        (said in every frame's message until the table agrees). `castles`: each castle's owner (tile id to
+        colour): a die on a castle named another player is asked (`_strangers`). Raises `MapConflictError`
+        (a ValueError) for a layout that names a tile twice, or an empty one."""
         with self._lock:
             if isinstance(tiles, TableMap):
                 layout, placed = dict(tiles.tiles), tiles
@@ -394,6 +406,7 @@ class TableReader:
             if not ids or len(set(ids)) != len(ids):
                 raise MapConflictError([f"a map names each tile once, got {sorted(ids)!r}"])
             self._players = frozenset(players)
+            self._castles = dict(castles or {})
             self.calibration = self._measured
             self.stabilizer.set_tiles(layout)
             self._last = _to_reading(self.stabilizer.current())  # the stable reading has this map from now
@@ -420,6 +433,7 @@ class TableReader:
             self._conflict = ""
             self._bare = None
             self._players = frozenset()
+            self._castles = {}
             self.calibration = self._measured
 
     def _adopt(self, reading: Any) -> None:
@@ -566,6 +580,7 @@ class TableReader:
         if self._bare is None and self._bare_from is not None:
             source = self._bare_from
             self._bare = source.over(polygons, view.image_to_table).learn(self._earlier(source))
+        knights = _strangers(knights, self._castles)
         if self._bare is None:
             return knights
         return _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
@@ -680,6 +695,7 @@ class TableReader:
             self._nothing_seen(index)
             return self._keep(index, Status.BLURRED, blurred(sharpness), reread=Reread.CHANGED)
         polygons, fresh = self._knights(frame, view, previous.white, looked)
+        fresh = _strangers(fresh, self._castles)
         if self._bare is not None and view.image_to_table is not None:
             fresh = _doubted(self._bare, frame, view.image_to_table, fresh, looked=looked)
         knights = merged(kept, fresh, looked)
@@ -953,6 +969,18 @@ def _rigid(a: FloatArray, b: FloatArray) -> FloatArray:
     out[:2, :2] = turn
     out[:2, 2] = cb - turn @ ca
     return out
+
+
+def _strangers(knights: KnightsReading, castles: Mapping[str, Colour]) -> KnightsReading:
+    """`knights` with every castle flagged where a die was named a player other than the castle's owner. A
+    castle holds its owner's knights alone (Components, p. 2; no other player conquers it, p. 8); only the
+    optional castle siege (p. 14) brings another's, for one battle. A die named a stranger there is most
+    likely the owner's, misnamed: the castle is printed in its owner's colour, which a die on it picks up."""
+    strange = {
+        loc for d in knights.dice
+        if (loc := d.location) is not None and loc in castles and d.colour not in (None, castles[loc])
+    }
+    return doubt(knights, strange) if strange else knights
 
 
 def _doubted(

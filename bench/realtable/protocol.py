@@ -9,7 +9,7 @@ or refused) is counted as unmeasured: the reader, told the game's players, asks 
 colour is saved, no player's dice are measured: every die is asked, as the app has a real camera do.
 
 Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
-frame, untimed, is told the game's map and players as the app tells them when a game starts
+frame, untimed, is told the game's map, players and castles as the app tells them when a game starts
 (`TableReader.confirm_map`, with the map as laid: the owner confirmed it), then reads the game frame, timed:
 the app's steady state) and *alone* (a fresh reader reads the game frame only, nothing confirmed). Both are
 scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does:
@@ -73,6 +73,13 @@ def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
     if not kept:
         return Calibrated(None, True, unmeasured, tuple(notes) + tuple(found) or ("no die measured",))
     return Calibrated(build_calibration(kept), bool(found), unmeasured, tuple(notes) + tuple(found))
+
+
+def castle_owners(scene: Scene) -> dict[str, Colour]:
+    """The players' castles, as the app tells the camera when a game starts."""
+    from companion.calibrate import castle_colours
+
+    return {k: c for k, c in castle_colours().items() if c in scene.colours}
 
 
 @dataclass
@@ -242,7 +249,7 @@ def run_scene(
         reader = make_reader(cal.calibration)
         reader.read(setup_img)
         if hasattr(reader, "confirm_map"):
-            reader.confirm_map(dict(truth.tiles), players=scene.colours)
+            reader.confirm_map(dict(truth.tiles), players=scene.colours, castles=castle_owners(scene))
         t0 = time.perf_counter()
         result = reader.read(img)
         tallies["after set-up"].ms.append((time.perf_counter() - t0) * 1000)

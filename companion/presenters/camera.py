@@ -71,11 +71,17 @@ class CameraPresenter(Presenter):
         self.changed()
         self.start()
 
-    def confirm_map(self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour] = ()) -> None:
-        """The game's map, as the owner confirmed it (a game started or resumed), and its players: the camera
-        keeps the map, and asks about the dice of a player whose colour it never measured."""
+    def confirm_map(
+        self,
+        tiles: Mapping[tuple[int, int], str],
+        players: Collection[Colour] = (),
+        castles: Mapping[str, Colour] | None = None,
+    ) -> None:
+        """The game's map, as the owner confirmed it (a game started or resumed), its players and whose castle
+        is whose: the camera keeps the map, asks about the dice of a player whose colour it never measured,
+        and about a castle where it names a die another player's."""
         if isinstance(self.feed, MapConfirming):
-            self.feed.confirm_map(tiles, players)
+            self.feed.confirm_map(tiles, players, castles)
 
     def preview(self) -> Any:
         return None if self.feed is None else self.feed.latest_preview()

@@ -168,8 +168,8 @@ def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reac
     confirmed: list[Any] = []
 
     class Reader:
-        def confirm_map(self, tiles: Any, players: Any) -> None:
-            confirmed.append((dict(tiles), tuple(players)))
+        def confirm_map(self, tiles: Any, players: Any, castles: Any) -> None:
+            confirmed.append((dict(tiles), tuple(players), dict(castles)))
 
         def read(self, image: Any, index: int) -> Any:
             blurred = "the picture is blurred"
@@ -178,24 +178,28 @@ def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reac
     feed = VisionFeed(object(), Reader(), annotate=False)
     posted: list[tuple[FeedStatus, str]] = []
     feed._on_status = lambda st, text: posted.append((st, text))
-    feed.confirm_map({(0, 0): "T01", (1, -1): "K2"}, [Colour.BLUE, Colour.RED])
+    feed.confirm_map({(0, 0): "T01", (1, -1): "K2"}, [Colour.BLUE, Colour.RED], {"K2": Colour.BLUE})
     assert confirmed == []  # passed on by the camera's own thread, before its next frame
     result = feed._process(Frame(np.zeros((8, 8, 3), np.uint8), 0, 0.0))
-    assert confirmed == [({Hex(0, 0): "T01", Hex(1, -1): "K2"}, (Colour.BLUE, Colour.RED))]
+    placed = {Hex(0, 0): "T01", Hex(1, -1): "K2"}
+    assert confirmed == [(placed, (Colour.BLUE, Colour.RED), {"K2": Colour.BLUE})]
     update = SimpleNamespace(status=Status.OK, message="frame 0", result=result, fresh=True)
     feed._update(update)
     assert posted == [(FeedStatus.RUNNING, "the picture is blurred")]
 
 
 def test_the_map_and_players_reach_the_camera_process_by_colour_name() -> None:
-    from companion.feedproc import ProcessFeed, _colours
+    from companion.feedproc import ProcessFeed, _castles, _colours
 
     sent: list[Any] = []
     feed = ProcessFeed(("synthetic", None))
     feed._conn = SimpleNamespace(send=sent.append)
-    feed.confirm_map({(1, -1): "K2", (0, 0): "T01"}, [Colour.BLUE, Colour.RED])
-    assert sent == [("map", [[0, 0, "T01"], [1, -1, "K2"]], ["blue", "red"])]
+    feed.confirm_map({(1, -1): "K2", (0, 0): "T01"}, [Colour.BLUE, Colour.RED], {"K2": Colour.BLUE})
+    assert sent == [("map", [[0, 0, "T01"], [1, -1, "K2"]], ["blue", "red"], {"K2": "blue"})]
     assert _colours(sent[0][2]) == [Colour.BLUE, Colour.RED]
+    assert _castles(sent[0]) == {"K2": Colour.BLUE}
+    assert _castles(("map", [], [], {"K1": "mauve", "K2": "red"})) == {"K2": Colour.RED}  # mauve: not judged
+    assert _castles(("map", [], [])) == {}  # an older message: no castle judged
     assert _colours(["blue", "mauve", 3]) == [Colour.BLUE]  # a name no colour has: that player is asked about
     assert _colours(None) == []
 
