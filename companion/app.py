@@ -38,7 +38,16 @@ from companion.presenters.turn import TurnPresenter
 from companion.screens import OUTSIDE_GAME, SCREENS, BaseScreen
 from companion.screens.nav import NavBar as _NavBar  # noqa: F401
 from companion.screens.scorebar import ScoreBar as _ScoreBar  # noqa: F401
-from companion.services import GameSession, Option, ReadingFeed, Roller, RollResult, Storage, UiClock
+from companion.services import (
+    ConfirmedMap,
+    GameSession,
+    Option,
+    ReadingFeed,
+    Roller,
+    RollResult,
+    Storage,
+    UiClock,
+)
 from companion.theme import THEME
 
 KV_DIR = Path(__file__).resolve().parent / "kv"
@@ -288,9 +297,8 @@ class SeneschalApp(App):  # type: ignore[misc]
         if self.camera is not None:
             snap = session.snapshot()
             castles = {t.id: t.owner for t in snap.tiles if t.kind == "castle" and t.owner is not None}
-            self.camera.confirm_map(
-                {(t.q, t.r): t.id for t in snap.tiles}, [p.colour for p in snap.players], castles
-            )
+            tiles = {(t.q, t.r): t.id for t in snap.tiles}
+            self.camera.confirm_map(ConfirmedMap(tiles, tuple(p.colour for p in snap.players), castles))
         self.game_id = getattr(session, "game_id", None)
         tr, clock = self.tr, self.clock
         self.table = TablePresenter(

@@ -16,12 +16,12 @@ import contextlib
 import multiprocessing as mp
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from multiprocessing import resource_tracker
 from typing import Any
 
 from companion.lifetime import ctrl_c_held_from_children
-from companion.services import FeedStatus
+from companion.services import ConfirmedMap, FeedStatus
 from engine.colours import Colour
 
 PREVIEW_WIDTH = 960
@@ -161,7 +161,7 @@ def _child(
                 send(("samples", found, notes))
             elif msg[0] == "map":
                 tiles = {(int(q), int(r)): str(t) for q, r, t in msg[1]}
-                feed.confirm_map(tiles, _colours(msg[2]), _castles(msg))
+                feed.confirm_map(ConfirmedMap(tiles, tuple(_colours(msg[2])), _castles(msg)))
             elif msg[0] == "calibration" and hasattr(rdr, "calibration"):
                 from vision.calibration import ColourCalibration
 
@@ -292,19 +292,13 @@ class ProcessFeed:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
                 self._conn.send(("calibration", doc))
 
-    def confirm_map(
-        self,
-        tiles: Mapping[tuple[int, int], str],
-        players: Collection[Colour] = (),
-        castles: Mapping[str, Colour] | None = None,
-    ) -> None:
-        """The map the owner confirmed, the game's players and their castles: the camera process keeps them
-        (`VisionFeed.confirm_map`)."""
+    def confirm_map(self, game: ConfirmedMap) -> None:
+        """The game's map: the camera process keeps it (`VisionFeed.confirm_map`); colours go as names."""
         if self._conn is not None:
             with self._send_lock, contextlib.suppress(BrokenPipeError, OSError):
-                tiles_ = [[q, r, t] for (q, r), t in sorted(tiles.items())]
-                owners = {k: c.value for k, c in sorted((castles or {}).items())}
-                self._conn.send(("map", tiles_, [c.value for c in players], owners))
+                tiles = [[q, r, t] for (q, r), t in sorted(game.tiles.items())]
+                owners = {k: c.value for k, c in sorted(game.castles.items())}
+                self._conn.send(("map", tiles, [c.value for c in game.players], owners))
 
     def set_table(self, spec: Any) -> int:
         """The demo's pretend table changed (the synthetic camera in the child renders it). Returns n for

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from companion.services import FeedStatus
-from engine.colours import Colour
+from companion.services import ConfirmedMap, FeedStatus
 
 _STATUS = {
     "starting": FeedStatus.STARTING,
@@ -125,7 +124,7 @@ class VisionFeed:
         self._on_reading: Callable[[Any], None] | None = None
         self._on_status: Callable[[FeedStatus, str], None] | None = None
         # a map and its game's players confirmed, for the worker to pass on
-        self._map: tuple[dict[tuple[int, int], str], tuple[Colour, ...], dict[str, Colour]] | None = None
+        self._map: ConfirmedMap | None = None
         self.readings_posted = 0
 
     @property
@@ -171,16 +170,10 @@ class VisionFeed:
         self._preview = (image, preview)
         return preview
 
-    def confirm_map(
-        self,
-        tiles: Mapping[tuple[int, int], str],
-        players: Collection[Colour] = (),
-        castles: Mapping[str, Colour] | None = None,
-    ) -> None:
-        """The map the owner confirmed, the game's players and their castles: passed to the reader before the
-        next frame (in the worker, so the caller never waits for a frame), when the reader takes one
-        (`vision.pipeline.TableReader`)."""
-        self._map = (dict(tiles), tuple(players), dict(castles or {}))
+    def confirm_map(self, game: ConfirmedMap) -> None:
+        """The game's map: passed to the reader before the next frame (in the worker, so the caller never
+        waits for a frame), when the reader takes one (`vision.pipeline.TableReader`)."""
+        self._map = game
 
     def latest(self) -> tuple[Any, Any] | None:
         """The last raw frame and the reader's result for it (for measuring dice colours at box setup)."""
@@ -189,21 +182,20 @@ class VisionFeed:
     def _process(self, frame: Any) -> Any:
         confirmed, self._map = self._map, None
         if confirmed is not None:
-            self._confirm(*confirmed)
+            self._confirm(confirmed)
         result = self.reader.read(frame.image, frame.index)
         self._last = (frame.image, result)
         return result
 
-    def _confirm(
-        self, tiles: Mapping[tuple[int, int], str], players: Collection[Colour], castles: Mapping[str, Colour]
-    ) -> None:
+    def _confirm(self, game: ConfirmedMap) -> None:
         from engine.hexgrid import Hex
         from vision.pipeline import ConfirmsMap
         from vision.tracking import MapConflictError
 
         if isinstance(self.reader, ConfirmsMap):
             try:
-                self.reader.confirm_map({Hex(q, r): t for (q, r), t in tiles.items()}, players, castles)
+                tiles = {Hex(q, r): t for (q, r), t in game.tiles.items()}
+                self.reader.confirm_map(tiles, game.players, game.castles)
             except MapConflictError as exc:  # a map naming a tile twice: told, never the end of the camera
                 if self._on_status is not None:
                     self._on_status(self._status, str(exc))

@@ -9,7 +9,7 @@ engine-agnostic so that the screens draw what the engine says without knowing ho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
@@ -307,17 +307,23 @@ class ReadingFeed(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class ConfirmedMap:
+    """What the camera is told when a game starts or resumes: the map the owner confirmed (tile ids by axial
+    (q, r), the game's numbering), the game's players, and whose castle is whose."""
+
+    tiles: Mapping[tuple[int, int], str]
+    players: tuple[Colour, ...] = ()
+    castles: Mapping[str, Colour] = field(default_factory=dict)
+
+
 @runtime_checkable
 class MapConfirming(Protocol):
-    """A `ReadingFeed` that can be told the map the owner confirmed (tile ids by axial (q, r), the game's
-    numbering): its camera then keeps that map and tracks only its own pose over it."""
+    """A `ReadingFeed` that can be told the game's map (`ConfirmedMap`): its camera then keeps that map and
+    tracks only its own pose over it, asks about the dice of a player whose colour it never measured, and
+    about a castle where it names a die another player's."""
 
-    def confirm_map(
-        self,
-        tiles: Mapping[tuple[int, int], str],
-        players: Collection[Colour] = (),
-        castles: Mapping[str, Colour] | None = None,
-    ) -> None: ...
+    def confirm_map(self, game: ConfirmedMap) -> None: ...
 
 
 @runtime_checkable

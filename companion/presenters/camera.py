@@ -4,13 +4,13 @@ the places it is unsure of."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from companion.i18n import Translator
 from companion.presenters.base import Presenter
-from companion.services import FeedStatus, MapConfirming, ReadingFeed, UiClock
+from companion.services import ConfirmedMap, FeedStatus, MapConfirming, ReadingFeed, UiClock
 from companion.status_text import say
 from engine.colours import Colour
 
@@ -71,17 +71,11 @@ class CameraPresenter(Presenter):
         self.changed()
         self.start()
 
-    def confirm_map(
-        self,
-        tiles: Mapping[tuple[int, int], str],
-        players: Collection[Colour] = (),
-        castles: Mapping[str, Colour] | None = None,
-    ) -> None:
-        """The game's map, as the owner confirmed it (a game started or resumed), its players and whose castle
-        is whose: the camera keeps the map, asks about the dice of a player whose colour it never measured,
-        and about a castle where it names a die another player's."""
+    def confirm_map(self, game: ConfirmedMap) -> None:
+        """The game's map, as the owner confirmed it (a game started or resumed), for the camera
+        (`MapConfirming`)."""
         if isinstance(self.feed, MapConfirming):
-            self.feed.confirm_map(tiles, players, castles)
+            self.feed.confirm_map(game)
 
     def preview(self) -> Any:
         return None if self.feed is None else self.feed.latest_preview()

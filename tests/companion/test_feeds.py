@@ -12,7 +12,7 @@ import pytest
 
 from companion.feeds import LiveTableSource, VisionFeed
 from companion.pipeline import TruthReader, demo_config, scene_spec
-from companion.services import FeedStatus
+from companion.services import ConfirmedMap, FeedStatus
 from companion.session import EngineSession
 from companion.storage import SqliteStorage
 from engine.colours import Colour
@@ -178,7 +178,8 @@ def test_a_blurred_frame_is_said_in_the_camera_status_and_the_map_confirmed_reac
     feed = VisionFeed(object(), Reader(), annotate=False)
     posted: list[tuple[FeedStatus, str]] = []
     feed._on_status = lambda st, text: posted.append((st, text))
-    feed.confirm_map({(0, 0): "T01", (1, -1): "K2"}, [Colour.BLUE, Colour.RED], {"K2": Colour.BLUE})
+    game = ConfirmedMap({(0, 0): "T01", (1, -1): "K2"}, (Colour.BLUE, Colour.RED), {"K2": Colour.BLUE})
+    feed.confirm_map(game)
     assert confirmed == []  # passed on by the camera's own thread, before its next frame
     result = feed._process(Frame(np.zeros((8, 8, 3), np.uint8), 0, 0.0))
     placed = {Hex(0, 0): "T01", Hex(1, -1): "K2"}
@@ -194,7 +195,8 @@ def test_the_map_and_players_reach_the_camera_process_by_colour_name() -> None:
     sent: list[Any] = []
     feed = ProcessFeed(("synthetic", None))
     feed._conn = SimpleNamespace(send=sent.append)
-    feed.confirm_map({(1, -1): "K2", (0, 0): "T01"}, [Colour.BLUE, Colour.RED], {"K2": Colour.BLUE})
+    game = ConfirmedMap({(1, -1): "K2", (0, 0): "T01"}, (Colour.BLUE, Colour.RED), {"K2": Colour.BLUE})
+    feed.confirm_map(game)
     assert sent == [("map", [[0, 0, "T01"], [1, -1, "K2"]], ["blue", "red"], {"K2": "blue"})]
     assert _colours(sent[0][2]) == [Colour.BLUE, Colour.RED]
     assert _castles(sent[0]) == {"K2": Colour.BLUE}
