@@ -48,8 +48,8 @@ def _colours(names: object) -> list[Colour]:
 
 
 def _castles(msg: tuple[Any, ...]) -> dict[str, Colour]:
-    """Each castle's owner, sent as {castle id: colour name} after the players; a colour no player has is left
-    out (that castle is then not judged)."""
+    """Each castle's owner, sent as {castle id: colour name} after the players; a name no colour has is left
+    out (that castle is then not judged), and an older message without owners judges none."""
     known = {c.value: c for c in Colour}
     owners = msg[3] if len(msg) > 3 and isinstance(msg[3], dict) else {}
     return {str(k): known[v] for k, v in owners.items() if v in known}
