@@ -665,21 +665,28 @@ def seen_from_above(
 LOOK_BEHIND = 0.3
 # A top face the value networks are not sure of is looked at again this far (mm) off its place each way: the
 # finder's centre of a die touching a taller-looking neighbour can sit a quarter side off, so the crop cuts
-# the pips. The look whose best value is likeliest is kept, when clearly likelier.
+# the pips. The look whose best value is likeliest is kept, when clearly likelier. Only a place the networks
+# give `RECENTRE_FROM` P(die) or more is looked at again, and the four places by the first value network
+# alone, the likeliest then as every look is: most candidates are tile art, and the second looks were half
+# the dice time. On the realism renderer's dev scenes (training kinds, seeds 500000+) this read the same
+# knights, a few more right, for a third of the value networks' crops.
 RECENTRE_MM = 0.25 * DIE_SIDE_MM
 RECENTRE_GAIN = 0.05
+RECENTRE_FROM = 0.1
 
 
 def _recentred(image: Image, view: topview.TopView, looks: list[Look]) -> list[Look]:
-    unsure = [k for k, look in enumerate(looks) if float(look.scores[1:].max()) < SURE_VALUE]
+    unsure = [k for k, look in enumerate(looks)
+              if float(look.scores[1:].max()) < SURE_VALUE and 1.0 - float(look.scores[0]) >= RECENTRE_FROM]
     if not unsure:
         return looks
     steps = ((RECENTRE_MM, 0.0), (-RECENTRE_MM, 0.0), (0.0, RECENTRE_MM), (0.0, -RECENTRE_MM))
     places = [(looks[k].where[0] + dx, looks[k].where[1] + dy) for k in unsure for dx, dy in steps]
-    others = _looks(image, view, places)
+    faces = topview.face_crops(image, view, places, CROP_PX)
+    first = _softmax(_value_logits(value_models(ABOVE)[0], faces))[:, 1:].max(axis=1).reshape(len(unsure), -1)
+    chosen = _looks(image, view, [places[n * len(steps) + int(np.argmax(row))] for n, row in enumerate(first)])
     out = list(looks)
-    for n, k in enumerate(unsure):
-        best = max(others[n * len(steps) : (n + 1) * len(steps)], key=lambda o: float(o.scores[1:].max()))
+    for k, best in zip(unsure, chosen, strict=True):
         if float(best.scores[1:].max()) >= float(looks[k].scores[1:].max()) + RECENTRE_GAIN:
             out[k] = best
     return out
