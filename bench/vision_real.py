@@ -16,8 +16,10 @@ Per group and reading mode ("after set-up": a fresh reader with the scene's cali
 frame, then the frame, timed; "alone": the frame alone) it prints: frames, map exact, tiles right, knights
 right (a location is right when every colour's count is exact and it is not flagged unsure; locations under
 a hand left out), knights right on occupied locations only, flagged unsure, silently wrong (wrong, not
-flagged, on the reading's map), wrong off the map, locations, p50 / p95 ms. Then what was under hands, dice
-hidden behind others, artefact cards, and the calibration's refusals and unmeasured colours per group.
+flagged, on the reading's map), wrong off the map, locations, p50 / p95 ms (after set-up: the first frame of
+a game). Then what was under hands, dice hidden behind others, the time of a frame in play (a reader past its
+first frames, as most of the app's are: `bench/realtable/protocol.py`), artefact cards, and the
+calibration's refusals and unmeasured colours per group.
 
 Aims (issue 22), held-out kinds, 1080p, stand <= 35 degrees: knights right >= 99.9 % clean and >= 99.5 %
 realistic; silently wrong <= 0.1 % everywhere (35-50 degrees too); map exact >= 99.5 %; p50 < 60 ms.

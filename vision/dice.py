@@ -684,7 +684,8 @@ def _recentred(image: Image, view: topview.TopView, looks: list[Look]) -> list[L
     places = [(looks[k].where[0] + dx, looks[k].where[1] + dy) for k in unsure for dx, dy in steps]
     faces = topview.face_crops(image, view, places, CROP_PX)
     first = _softmax(_value_logits(value_models(ABOVE)[0], faces))[:, 1:].max(axis=1).reshape(len(unsure), -1)
-    chosen = _looks(image, view, [places[n * len(steps) + int(np.argmax(row))] for n, row in enumerate(first)])
+    picks = [n * len(steps) + int(np.argmax(row)) for n, row in enumerate(first)]
+    chosen = _looks(image, view, [places[i] for i in picks])
     out = list(looks)
     for k, best in zip(unsure, chosen, strict=True):
         if float(best.scores[1:].max()) >= float(looks[k].scores[1:].max()) + RECENTRE_GAIN:

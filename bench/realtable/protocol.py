@@ -11,7 +11,7 @@ colour is saved, no player's dice are measured: every die is asked, as the app h
 Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
 frame, untimed, is told the game's map, players and castles as the app tells them when a game starts
 (`TableReader.confirm_map`, with the map as laid: the owner confirmed it), then reads the game frame, timed:
-the app's steady state) and *alone* (a fresh reader reads the game frame only, nothing confirmed). Both are
+the first frame of a game) and *alone* (a fresh reader reads the game frame only, nothing confirmed). Both are
 scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does:
 - map exact: every tile on its hex, up to the lattice's shift and turn (`align_tiles`); tiles right: the share
   of tiles on their hex;
@@ -28,6 +28,12 @@ scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does
   wrongly read as up;
 - blurred frames (defocus >= 2 px or motion >= 6 px): read anyway when the frame's reading states any
   location sure, and how many of those statements are wrong.
+
+The first frame after the confirmation costs more than most: the reader learns the bare look from the set-up
+frame then, and its first `LOOK_AROUND_FIRST` frames look around the map (every code decoded, cards beside the
+map sought). A frame *in play* is timed too, untallied: one reader per scene, past those first frames (the
+set-up frame read again), reads the scene's game frames one after another, each a table changed all over.
+After those, one frame in `LOOK_AROUND_EVERY` looks around again, as in the app.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from bench.realtable.render import render
 from bench.realtable.scene import Scene, Truth
 from bench.realtable.tables import game_frame, setup_frame
 from engine.colours import Colour
+from vision.tracked import LOOK_AROUND_FIRST
 
 HOLD_FRAMES = 5  # the app's hold for a real camera (companion/demo.py)
 
@@ -112,6 +119,7 @@ class Tally:
     blurred_stated: int = 0
     blurred_stated_wrong: int = 0
     ms: list[float] = field(default_factory=list)
+    play_ms: list[float] = field(default_factory=list)  # frames in play (module docstring), not tallied
 
     def add(self, other: Tally) -> None:
         for name, value in vars(other).items():
@@ -123,6 +131,9 @@ class Tally:
     @property
     def p50(self) -> float:
         return statistics.median(self.ms) if self.ms else float("nan")
+
+    def in_play(self, q: float) -> float:
+        return float(np.percentile(self.play_ms, q)) if self.play_ms else float("nan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,21 +246,28 @@ def app_reader(calibration: Any) -> Any:
     return vision_reader(HOLD_FRAMES, calibration if calibration is not None else unmeasured_calibration())
 
 
+def _started(reader: Any, setup_img: np.ndarray, scene: Scene, truth: Truth) -> Any:
+    """`reader` after the set-up frame, told the game's map, players and castles (when it is told any)."""
+    reader.read(setup_img)
+    if hasattr(reader, "confirm_map"):
+        reader.confirm_map(dict(truth.tiles), players=scene.colours, castles=castle_owners(scene))
+    return reader
+
+
 def run_scene(
     scene: Scene, frames: int, group: str, *, keep_failures: bool = False, make_reader: Reader = app_reader
 ) -> SceneRun:
-    """The set-up frame, calibration, then `frames` game frames read after set-up and alone."""
+    """The set-up frame, calibration, then `frames` game frames read after set-up and alone, and in play
+    (timed only)."""
     setup_img, _ = render(setup_frame(scene))
     cal = calibrate(setup_img, scene)
     tallies = {"after set-up": Tally(), "alone": Tally()}
     misses: list[Miss] = []
     saved = []
+    playing = None
     for i in range(1, frames + 1):
         img, truth = render(game_frame(scene, i))
-        reader = make_reader(cal.calibration)
-        reader.read(setup_img)
-        if hasattr(reader, "confirm_map"):
-            reader.confirm_map(dict(truth.tiles), players=scene.colours, castles=castle_owners(scene))
+        reader = _started(make_reader(cal.calibration), setup_img, scene, truth)
         t0 = time.perf_counter()
         result = reader.read(img)
         tallies["after set-up"].ms.append((time.perf_counter() - t0) * 1000)
@@ -261,6 +279,14 @@ def run_scene(
         result_alone = alone.read(img)
         tallies["alone"].ms.append((time.perf_counter() - t0) * 1000)
         score(result_alone, truth, tallies["alone"], misses, (group, "alone", scene.seed, i))
+        if hasattr(reader, "confirm_map") and not truth.blurred:
+            if playing is None:
+                playing = _started(make_reader(cal.calibration), setup_img, scene, truth)
+                for _ in range(LOOK_AROUND_FIRST):
+                    playing.read(setup_img)
+            t0 = time.perf_counter()
+            playing.read(img)
+            tallies["after set-up"].play_ms.append((time.perf_counter() - t0) * 1000)
         if keep_failures and (failed or truth.blurred):
             saved.append((i, img, truth, result))
     return SceneRun(scene, cal, tallies, misses, saved)

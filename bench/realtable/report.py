@@ -50,6 +50,9 @@ def extras(t: Tally) -> str:
         parts.append(
             f"a die hidden behind another {t.hidden} (right {t.hidden_right}, flagged {t.hidden_flagged})"
         )
+    if t.play_ms:
+        frames = len(t.play_ms)
+        parts.append(f"in play p50 {t.in_play(50):.1f} / p95 {t.in_play(95):.1f} ms ({frames} frames)")
     if t.cards_up or t.cards_down or t.cards_covered_up:
         parts.append(
             f"artefact cards face up read {t.cards_up_read}/{t.cards_up}, "
