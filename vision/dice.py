@@ -684,7 +684,7 @@ def _recentred(image: Image, view: topview.TopView, looks: list[Look]) -> list[L
     faces = topview.face_crops(image, view, places, CROP_PX)
     first = _softmax(_value_logits(value_models(ABOVE)[0], faces))[:, 1:].max(axis=1).reshape(len(unsure), -1)
     picks = [n * len(steps) + int(np.argmax(row)) for n, row in enumerate(first)]
-    chosen = _looks(image, view, [places[i] for i in picks])
+    chosen = _judged([places[i] for i in picks], [faces[i] for i in picks])
     out = list(looks)
     for k, best in zip(unsure, chosen, strict=True):
         if float(best.scores[1:].max()) >= float(looks[k].scores[1:].max()) + RECENTRE_GAIN:
@@ -695,7 +695,11 @@ def _recentred(image: Image, view: topview.TopView, looks: list[Look]) -> list[L
 def _looks(image: Image, view: topview.TopView, places: Sequence[tuple[float, float]]) -> list[Look]:
     if not places:
         return []
-    faces = topview.face_crops(image, view, places, CROP_PX)
+    return _judged(places, topview.face_crops(image, view, places, CROP_PX))
+
+
+def _judged(places: Sequence[tuple[float, float]], faces: Sequence[Image]) -> list[Look]:
+    """The value networks' look at top faces already cut (`topview.face_crops`) at `places`."""
     probs = looked_at_twice(faces, ABOVE)
     return [Look(p, f, scores) for p, f, scores in zip(places, faces, probs, strict=True)]
 
