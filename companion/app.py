@@ -111,7 +111,9 @@ class SeneschalApp(App):  # type: ignore[misc]
         self.settings = SettingsPresenter(services.storage, self.tr)
         self.lang = self.tr.lang
         self.newgame = NewGamePresenter(
-            tr=self.tr, unmeasured=services.box.unmeasured if services.box is not None else None
+            tr=self.tr,
+            unmeasured=services.box.unmeasured if services.box is not None else None,
+            watched=services.feed is not None,
         )
         self.box_presenter: BoxSetupPresenter | None = (
             BoxSetupPresenter(services.box, self.clock, self.tr, runner=run_in_thread)

@@ -97,11 +97,13 @@ class NewGamePresenter(Presenter):
         rng: random.Random | None = None,
         tr: Translator | None = None,
         unmeasured: Unmeasured | None = None,
+        watched: bool = False,
     ) -> None:
         super().__init__()
         self.rng = rng or random.Random()
         self.tr = tr or Translator()
         self.unmeasured = unmeasured  # None: no camera to name the dice
+        self.watched = watched  # a camera watches the table
         self.camera_note = ""  # the players whose dice the camera cannot name, and what to do about it
         # A player with no name of their own is called by their colour, in the language of the screen.
         self.players: list[PlayerSetup] = [
@@ -173,6 +175,19 @@ class NewGamePresenter(Presenter):
         if note != self.camera_note:
             self.camera_note = note
             self.changed()
+
+    @property
+    def camera_tip(self) -> str:
+        """What a watching camera needs of the set-up: the map in view before any knight stands on it
+        (Setting Up, p. 3: the map is step 2, the knights step 6). The camera learns each location's bare look
+        then, and flags a location where something it cannot read stands; where a die stood in every frame it
+        saw before the game, it cannot."""
+        if not self.watched:
+            return ""
+        return self.tr(
+            "Lay the map in the camera's view before any knight goes on it: the camera learns each tile "
+            "bare, so it notices a die it cannot read."
+        )
 
     def retranslate(self) -> None:
         """The language changed: players still called by their colour are called so in the new language."""

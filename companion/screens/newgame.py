@@ -71,6 +71,7 @@ class NewGameScreen(BaseScreen):
             self._choices(p)
         self.ids.problems.text = "\n".join([tr(x) for x in p.problems] + p.refused)
         self.ids.camera_note.text = p.camera_note
+        self.ids.camera_tip.text = p.camera_tip
 
     def _choices(self, p: NewGamePresenter) -> None:
         tr = self.tr

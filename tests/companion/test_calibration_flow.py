@@ -378,3 +378,17 @@ def test_a_new_game_says_whose_dice_the_camera_never_measured(tmp_path: Path) ->
     nothing = NewGamePresenter(random.Random(1), Translator("en"), unmeasured=no_camera.unmeasured)
     nothing.recheck_camera()
     assert nothing.camera_note == ""  # no camera: nothing would ask about the dice
+
+
+def test_a_new_game_watched_by_a_camera_asks_for_the_map_before_the_knights() -> None:
+    """The camera learns each location's bare look from frames before the knights stand on the map (Setting
+    Up, p. 3: the map is step 2, the knights step 6): the new game screen says so, in the screen's language,
+    and says nothing when no camera watches."""
+    from companion.presenters.newgame import NewGamePresenter
+
+    watched = NewGamePresenter(random.Random(1), Translator("en"), watched=True)
+    assert "map" in watched.camera_tip and "before any knight" in watched.camera_tip
+    for lang, word in (("nl", "ridder"), ("sv", "riddare")):
+        tip = NewGamePresenter(random.Random(1), Translator(lang), watched=True).camera_tip
+        assert word in tip and tip != watched.camera_tip, lang
+    assert NewGamePresenter(random.Random(1), Translator("en")).camera_tip == ""

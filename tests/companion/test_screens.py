@@ -283,11 +283,14 @@ def _walk(app: Any, games: Games) -> Iterator[str]:
     app.session = None
     app.go("start")
     yield "start"
-    app.newgame = NewGamePresenter(random.Random(2), app.tr, unmeasured=app.services.box.unmeasured)
+    app.newgame = NewGamePresenter(
+        random.Random(2), app.tr, unmeasured=app.services.box.unmeasured, watched=True
+    )
     app.newgame.subscribe(app.request_refresh)
     app.newgame.add_player()
     app.newgame.draw_first_player()
     app.go("newgame")
+    assert app.screens["newgame"].ids.camera_tip.text == app.newgame.camera_tip != ""
     yield "newgame"
     bp = app.box_presenter
     bp.calibrating = False
