@@ -531,6 +531,7 @@ def test_new_game_from_the_camera_map_and_the_saved_map(app: Any) -> None:
     from engine.maps import default_board
     from engine.reading import TableReading
 
+    app.set_language("en")  # the app is shared: a test before may have left it in another language
     app.session = None
     app.newgame = NewGamePresenter(random.Random(9))
     app.newgame.subscribe(app.request_refresh)
