@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from bench.realtable.protocol import app_reader, run_scene
 from bench.realtable.report import extras
 from bench.realtable.scene import RES_1080P, Family, Level
@@ -46,3 +48,24 @@ def test_frames_in_play_are_timed_by_a_reader_past_its_first_frames() -> None:
     assert len(playing) == 1 and playing[0].confirmed_reads == max(LOOK_AROUND_FIRST, 2) + 2
     assert all(r.confirmed_reads == 1 for r in readers if r.confirmed and r is not playing[0])
     assert "in play p50" in extras(after)
+
+
+
+class _Reads:
+    def __init__(self) -> None:
+        self.frames: list[Any] = []
+
+    def read(self, frame: Any) -> None:
+        self.frames.append(frame)
+
+
+def test_a_scene_with_one_unblurred_frame_times_nothing_in_play() -> None:
+    """A frame read again unchanged is hardly read at all: with fewer than two frames nothing is timed, and
+    the reader reads nothing."""
+    from bench.realtable.protocol import _in_play
+
+    scene = make_scene(Level.CLEAN, 500_003, Family.TRAIN, RES_1080P, tilt=None)
+    reader = _Reads()
+    one = [(np.zeros((4, 4, 3), np.uint8), None)]
+    assert _in_play(reader, np.zeros((4, 4, 3), np.uint8), scene, one) == []  # type: ignore[arg-type]
+    assert not reader.frames
