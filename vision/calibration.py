@@ -306,6 +306,18 @@ class ColourCalibration:
             stand_ins=frozenset(missing),
         )
 
+    def with_models(self, models: Mapping[Colour, DieModel]) -> ColourCalibration:
+        """This calibration with these players' dice measured (`vision.owncastle`): their models replace what
+        stood in for them, and their dice are named from now on."""
+        if not models:
+            return self
+        return ColourCalibration(
+            threshold=self.threshold,
+            margin=self.margin,
+            models={**self.models, **models},
+            stand_ins=frozenset(self.stand_ins - set(models)),
+        )
+
     # -- construction --------------------------------------------------------------------------------------
     @classmethod
     def of_models(cls, models: Mapping[Colour, DieModel]) -> ColourCalibration:

@@ -185,6 +185,7 @@ def measure(
     extents: Sequence[Sequence[float]] | None = None,
     stickers: Sequence[npt.ArrayLike] = (),
     sure: Sequence[bool] = (),
+    drawn: bool = True,
 ) -> Measurement:
     """One player's dice (`boxes` in `image`, whose sticker white is `white_bgr`: whole dice's, or their top
     faces'; the middle half of each is measured), measured and checked alone (`separation` checks players
@@ -192,7 +193,8 @@ def measure(
     (its side faces are not the tile around it); `others`: every other die's, kept out of that tile, as are
     the `stickers` (their quads, frame px: black and white paper, not the tile's art). `sure`: per die,
     whether the dice reader is sure it is a die: such a die is not asked whether it is the tile (a black die
-    with white pips on a dark castle beside its stickers looks like its surroundings, and is still a die)."""
+    with white pips on a dark castle beside its stickers looks like its surroundings, and is still a die).
+    `drawn`: whether the picture of what was measured is drawn (for the players to see)."""
     if len(boxes) == 0:
         raise CalibrationError("no die to measure")
     b = [tuple(float(v) for v in box) for box in boxes]
@@ -214,7 +216,7 @@ def measure(
         problems += _surroundings(
             image, whole, list(others), white, model=model, pixels=pixels, paper=paper, asked=asked
         )
-    picture = draw(image, b, faces, model, problems)
+    picture = draw(image, b, faces, model, problems) if drawn else None
     return Measurement(model, tuple(pixels), tuple(problems), picture)
 
 
@@ -318,22 +320,46 @@ def separation(measurements: Mapping[Colour, Measurement]) -> dict[Colour, list[
     out: dict[Colour, list[Problem]] = {c: [] for c in colours}
     if len(colours) < 2:
         return out
-    palette = Palette.of([measurements[c].model for c in colours])
+    models = [measurements[c].model for c in colours]
     for i, colour in enumerate(colours):
-        faces = [f for f in measurements[colour].faces if len(f)]
-        if not faces:
+        for other, gap in _too_near(measurements[colour], i, models, colours).items():
+            detail = _apart(gap)
+            for a, b in ((colour, other), (other, colour)):
+                if not any(p.other is b for p in out[a]):
+                    out[a].append(Problem(Doubt.LIKE_OTHER, detail, None, b))
+    return out
+
+
+def apart_from(measurement: Measurement, models: Mapping[Colour, DieModel]) -> list[Problem]:
+    """One player's measured dice against other players' models alone (their faces not at hand, as for a
+    saved calibration): `LIKE_OTHER` for each model the faces score within `SEPARATION` of their own."""
+    colours = list(models)
+    near = _too_near(measurement, len(colours), [*models.values(), measurement.model], colours)
+    return [Problem(Doubt.LIKE_OTHER, _apart(gap), None, c) for c, gap in near.items()]
+
+
+def _apart(gap: float) -> str:
+    return f"{gap:.0f} apart, under {SEPARATION:.0f}"
+
+
+def _too_near(
+    measurement: Measurement, own: int, models: Sequence[DieModel], colours: Sequence[Colour]
+) -> dict[Colour, float]:
+    """The colours (`colours[j]`: `models[j]`) whose model the measurement's faces score within `SEPARATION`
+    of their own (`models[own]`), with the gap: the second smallest of four faces or more, against a
+    stray one."""
+    faces = [f for f in measurement.faces if len(f)]
+    if not faces:
+        return {}
+    scores = score_faces(FaceSamples.of_pixels(faces), Palette.of(list(models))).score  # faces x models
+    out = {}
+    for j, other in enumerate(colours):
+        if j == own:
             continue
-        scores = score_faces(FaceSamples.of_pixels(faces), palette).score  # faces x colours
-        for j, other in enumerate(colours):
-            if j == i:
-                continue
-            gaps = np.sort(scores[:, j] - scores[:, i])
-            gap = float(gaps[1] if len(gaps) >= 4 else gaps[0])
-            if gap < SEPARATION:
-                detail = f"{gap:.0f} apart, under {SEPARATION:.0f}"
-                for a, b in ((colour, other), (other, colour)):
-                    if not any(p.other is b for p in out[a]):
-                        out[a].append(Problem(Doubt.LIKE_OTHER, detail, None, b))
+        gaps = np.sort(scores[:, j] - scores[:, own])
+        gap = float(gaps[1] if len(gaps) >= 4 else gaps[0])
+        if gap < SEPARATION:
+            out[other] = gap
     return out
 
 

@@ -81,6 +81,7 @@ from vision.bare import BareTable
 from vision.blur import Sharpness, frame_sharpness, sticker_sharpness
 from vision.calibration import BGR, ColourCalibration, default_calibration, sticker_white
 from vision.changes import ChangeWatch
+from vision.dicecolour import DieModel
 from vision.geometry import mean_radius
 from vision.knights import (
     DiceReader,
@@ -96,6 +97,7 @@ from vision.knights import (
     occluder_mask,
     read_knights,
 )
+from vision.owncastle import measured_on_castles
 from vision.sources import CorruptedFrameError, Frame, Status, check_image
 from vision.stability import FrameObservation, Stabilizer, StableTable
 from vision.tracked import TrackedFrame, TrackedReader
@@ -304,6 +306,9 @@ class TableReader:
     ) -> None:
         self._players: frozenset[Colour] = frozenset()
         self._castles: dict[str, Colour] = {}  # each castle's owner, from the confirmed game
+        # the players measured on their own castles during a game (`_owners_measured`), not saved anywhere
+        self.measured_in_play: dict[Colour, DieModel] = {}
+        self._owner_tried: dict[str, int] = {}  # castle -> the frame its owner's dice were last refused in
         self.calibration = calibration if calibration is not None else default_calibration()
         self.map_reader = map_reader if map_reader is not None else default_map_reader(backend)
         self.dice_reader = dice_reader
@@ -407,6 +412,7 @@ class TableReader:
                 raise MapConflictError([f"a map names each tile once, got {sorted(ids)!r}"])
             self._players = frozenset(players)
             self._castles = dict(castles or {})
+            self._owner_tried = {}
             self.calibration = self._measured
             self.stabilizer.set_tiles(layout)
             self._last = _to_reading(self.stabilizer.current())  # the stable reading has this map from now
@@ -522,7 +528,7 @@ class TableReader:
         if len(tiles) < len(view.tiles):
             message += f" ({len(view.tiles) - len(tiles)} seen that the known map cannot place yet)"
 
-        polygons, knights = self._knights(frame, view, white, found=found)
+        polygons, knights = self._knights(frame, view, white, found=found, side=side)
         self._outlines = (frame.shape, polygons, view.image_to_table)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
@@ -715,22 +721,49 @@ class TableReader:
         search: frozenset[str] | None = None,
         *,
         found: Sequence[Any] | None = None,
+        side: _MapSide | None = None,
     ) -> tuple[dict[str, FloatArray], KnightsReading]:
         """The knight locations' polygons of `view`, and the knights on them (on `search` alone, if given;
-        `found`: the dice over them, when `_map_and_dice` had them)."""
+        `found`: the dice over them, when `_map_and_dice` had them). With the frame's `side`, a player left
+        unmeasured is measured on their own castle when it shows their dice plainly (`_owners_measured`),
+        and the frame's dice are named with that."""
         polygons = _knight_outlines(view)
-        knights = read_knights(
-            frame,
-            polygons,
-            self.calibration,
-            image_to_table=view.image_to_table,
-            white_bgr=white,
-            occluders=None,
-            dice_reader=self.dice_reader,
-            search=search,
-            found=found,
-        )
+        if found is None:
+            i2t, reader = view.image_to_table, self.dice_reader
+            found = find_dice(frame, polygons, dice_reader=reader, search=search, image_to_table=i2t)
+
+        def named() -> KnightsReading:
+            return read_knights(
+                frame, polygons, self.calibration, image_to_table=view.image_to_table, white_bgr=white,
+                occluders=None, dice_reader=self.dice_reader, search=search, found=found,
+            )  # fmt: skip
+
+        knights = named()
+        if side is not None and self._owners_measured(frame, view, white, side, knights):
+            knights = named()
         return polygons, knights
+
+    def _owners_measured(
+        self, frame: Image, view: MapView, white: BGR | None, side: _MapSide, knights: KnightsReading
+    ) -> bool:
+        """Whether a player of the game whose dice were not measured was measured now, on their own castle
+        (`vision.owncastle`): kept in the calibration, for this game and the next."""
+        stand_ins, now = self._calibration.stand_ins, self._frame_index
+        waiting = {k for k, t in self._owner_tried.items() if 0 <= now - t < OWNER_RETRY_FRAMES}
+        castles = {k: c for k, c in self._castles.items() if c in stand_ins and k not in waiting}
+        if self._confirmed is None or not castles:
+            return False
+        hands = {k for k in castles if self._skin_over(k, side)}
+        found = measured_on_castles(
+            frame, knights, castles, self._calibration, white, stickers=view.tag_quads, hands=hands
+        )
+        models = {c: m.model for c, m in found.items() if m.ok}
+        self._owner_tried.update({k: now for k, c in castles.items() if c in found and c not in models})
+        if not models:
+            return False
+        self.calibration = self._measured.with_models(models)
+        self.measured_in_play = {**self.measured_in_play, **models}
+        return True
 
     def _map_and_dice(self, frame: Image) -> tuple[_MapSide, list[Any] | None]:
         """The frame's map and what follows from it alone (`_map_side`); the dice over its knight locations
@@ -864,13 +897,11 @@ class TableReader:
             hidden_tags = n < best and self._covered(tid, frame, view, dice)
             if n >= best and tid in view.tile_tags:
                 self._tag_places[tid] = side.looks[tid]
-            skin = False
-            if mask is not None:
-                share = side.skin[tid]
+            skin = mask is not None and self._skin_over(tid, side)
+            share = side.skin.get(tid, 0.0)
+            if mask is not None and not skin:
                 base = self._skin_baseline.get(tid)
-                skin = share > (SKIN_SHARE if base is None else max(SKIN_SHARE, base + SKIN_EXCESS))
-                if not skin:
-                    self._skin_baseline[tid] = share if base is None else 0.9 * base + 0.1 * share
+                self._skin_baseline[tid] = share if base is None else 0.9 * base + 0.1 * share
             if hidden_tags or skin:
                 occluded.add(tid)
                 run = self._occluded_run.get(tid, 0) + 1
@@ -885,6 +916,18 @@ class TableReader:
                 self._occluded_run[tid] = 0
             self._max_tags[tid] = max(best, n)
         return occluded
+
+    def _skin_over(self, tid: str, side: _MapSide) -> bool:
+        """Whether a hand is over tile `tid`: more of it under the skin mask than its art's usual share."""
+        if side.occluders is None:
+            return False
+        base = self._skin_baseline.get(tid)
+        return side.skin.get(tid, 0.0) > (SKIN_SHARE if base is None else max(SKIN_SHARE, base + SKIN_EXCESS))
+
+
+# A player's dice refused on their castle (`_owners_measured`) are measured there again this many frames
+# later, not before: a measurement costs 5-15 ms, and the same dice in the same light fail the same way.
+OWNER_RETRY_FRAMES = 30
 
 
 # A location whose centre two frames place this close on the table (mm) lies where it lay: a tile nudged
