@@ -6,7 +6,8 @@ Up, step 6, p. 3). So the dice on a castle show its owner's kind of die. A playe
 unmeasured (no die found on their castle, a castle the camera could not read, a refused sample) has their
 dice asked about all game (`ColourCalibration.playing`); once the reader is sure of the dice on that
 player's castle, they are measured there with the box setup's own checks (`vision.colourcheck.measure`),
-and kept when they stand apart from every measured player's dice. From then on that player's dice are named.
+and kept when they stand apart from every measured player's dice, and no die on another player's castle lies
+nearer them than its own player's model (`misfits`). From then on that player's dice are named.
 
 Nobody watches this measurement, so it asks more than the box setup does: every die on the castle read
 sure, none named another player, no hand over the castle, and the dice alike (a stray die there is refused
@@ -54,6 +55,20 @@ def measured_on_castles(
             kept = {**measured, **{c: x.model for c, x in out.items() if x.ok}}
             m = Measurement(m.model, m.faces, tuple(apart_from(m, kept)))
         out[owner] = m
+    return out
+
+
+def misfits(
+    knights: KnightsReading, castles: Mapping[str, Colour], learned: Collection[Colour]
+) -> set[Colour]:
+    """The colours of `learned` that a die on another player's castle (`castles`: castle id -> owner) lies
+    nearest in `knights`, named with them: a castle holds its owner's dice, so such a measurement draws in
+    dice not its player's (a broad model, measured on dice partly in shade)."""
+    out = set()
+    for d in knights.dice:
+        near, owner = d.colour_match.colour, castles.get(d.location or "")
+        if owner is not None and near in learned and near is not owner:
+            out.add(near)
     return out
 
 

@@ -97,7 +97,7 @@ from vision.knights import (
     occluder_mask,
     read_knights,
 )
-from vision.owncastle import measured_on_castles
+from vision.owncastle import measured_on_castles, misfits
 from vision.sources import CorruptedFrameError, Frame, Status, check_image
 from vision.stability import FrameObservation, Stabilizer, StableTable
 from vision.tracked import TrackedFrame, TrackedReader
@@ -732,38 +732,48 @@ class TableReader:
             i2t, reader = view.image_to_table, self.dice_reader
             found = find_dice(frame, polygons, dice_reader=reader, search=search, image_to_table=i2t)
 
-        def named() -> KnightsReading:
+        def named(calibration: ColourCalibration) -> KnightsReading:
             return read_knights(
-                frame, polygons, self.calibration, image_to_table=view.image_to_table, white_bgr=white,
+                frame, polygons, calibration, image_to_table=view.image_to_table, white_bgr=white,
                 occluders=None, dice_reader=self.dice_reader, search=search, found=found,
             )  # fmt: skip
 
-        knights = named()
-        if side is not None and self._owners_measured(frame, view, white, side, knights):
-            knights = named()
+        knights = named(self.calibration)
+        if side is not None:
+            knights = self._owners_measured(frame, view, white, side, knights, named=named)
         return polygons, knights
 
     def _owners_measured(
-        self, frame: Image, view: MapView, white: BGR | None, side: _MapSide, knights: KnightsReading
-    ) -> bool:
-        """Whether a player of the game whose dice were not measured was measured now, on their own castle
-        (`vision.owncastle`): kept in the calibration, for this game and the next."""
+        self, frame: Image, view: MapView, white: BGR | None, side: _MapSide, knights: KnightsReading, *,
+        named: Callable[[ColourCalibration], KnightsReading],
+    ) -> KnightsReading:
+        """`knights`, or, when a player of the game whose dice were not measured was measured now on their own
+        castle (`vision.owncastle`), the frame's dice `named` with that: kept in the calibration, for this
+        game and the next. A measurement that another castle's dice would lie nearest is not kept: those
+        dice are their own castle's owner's (`owncastle.misfits`)."""
         stand_ins, now = self._calibration.stand_ins, self._frame_index
         waiting = {k for k, t in self._owner_tried.items() if 0 <= now - t < OWNER_RETRY_FRAMES}
         castles = {k: c for k, c in self._castles.items() if c in stand_ins and k not in waiting}
         if self._confirmed is None or not castles:
-            return False
+            return knights
         hands = {k for k in castles if self._skin_over(k, side)}
         found = measured_on_castles(
             frame, knights, castles, self._calibration, white, stickers=view.tag_quads, hands=hands
         )
         models = {c: m.model for c, m in found.items() if m.ok}
+        again = knights
+        while models:
+            again = named(self._measured.with_models(models).playing(self._players))
+            wrong = misfits(again, self._castles, models)
+            if not wrong:
+                break
+            models = {c: m for c, m in models.items() if c not in wrong}
         self._owner_tried.update({k: now for k, c in castles.items() if c in found and c not in models})
         if not models:
-            return False
+            return knights
         self.calibration = self._measured.with_models(models)
         self.measured_in_play = {**self.measured_in_play, **models}
-        return True
+        return again
 
     def _map_and_dice(self, frame: Image) -> tuple[_MapSide, list[Any] | None]:
         """The frame's map and what follows from it alone (`_map_side`); the dice over its knight locations

@@ -123,3 +123,32 @@ def test_with_models_replaces_the_stand_in_and_keeps_the_rest() -> None:
     assert learned.stand_ins == frozenset() and set(learned.measured) == {RED, BLACK, BLUE}
     assert learned.threshold == playing.threshold and learned.margin == playing.margin
     assert playing.with_models({}) is playing
+
+
+def test_a_measurement_that_another_castles_dice_lie_nearest_is_a_misfit() -> None:
+    from vision.calibration import ColourMatch
+    from vision.knights import DieOnTable, KnightsReading
+    from vision.owncastle import misfits
+
+    def die(location: str, nearest: Colour) -> DieOnTable:
+        match = ColourMatch(nearest, 15.0, RED, 18.0, 22.0, 8.0)
+        return DieOnTable((0, 0, 10, 10), 3, None, match, location, (5.0, 5.0), 0.9, False)
+
+    def reading(*dice: DieOnTable) -> KnightsReading:
+        return KnightsReading({}, dice, frozenset(), frozenset(), frozenset())
+
+    # blue measured on blue's castle; red's castle holds a die now nearest blue: the measurement is refused
+    assert misfits(reading(die("K2", BLUE), die("K1", BLUE)), CASTLES, {BLUE}) == {BLUE}
+    assert misfits(reading(die("K2", BLUE), die("K1", RED), die("T05", BLUE)), CASTLES, {BLUE}) == set()
+    assert misfits(reading(die("K1", BLACK)), CASTLES, {BLUE}) == set()  # nearest a colour not learned now
+
+
+def test_a_misfit_is_not_kept_and_the_frame_is_named_as_before(
+    camera: Camera, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision import pipeline
+
+    monkeypatch.setattr(pipeline, "misfits", lambda knights, castles, learned: set(learned))
+    reader, result = read_game(camera, KNIGHTS)
+    assert reader.measured_in_play == {} and reader.calibration.stand_ins == {BLUE}
+    assert "T05" in result.raw.unsure and BLUE not in result.raw.knights.get("T05", {})
