@@ -6,8 +6,9 @@ Up, step 6, p. 3). So the dice on a castle show its owner's kind of die. A playe
 unmeasured (no die found on their castle, a castle the camera could not read, a refused sample) has their
 dice asked about all game (`ColourCalibration.playing`); once the reader is sure of the dice on that
 player's castle, they are measured there with the box setup's own checks (`vision.colourcheck.measure`),
-and kept when they stand apart from every measured player's dice, and no die on another player's castle lies
-nearer them than its own player's model (`misfits`). From then on that player's dice are named.
+and kept when they stand apart from every measured player's dice and reach no die on another player's
+castle (`misfits`: nearer it than its own player's model, or near enough that it is no longer named). From
+then on that player's dice are named.
 
 Nobody watches this measurement, so it asks more than the box setup does: every die on the castle read
 sure, none named another player, no hand over the castle, and the dice alike (a stray die there is refused
@@ -59,16 +60,23 @@ def measured_on_castles(
 
 
 def misfits(
-    knights: KnightsReading, castles: Mapping[str, Colour], learned: Collection[Colour]
+    before: KnightsReading, after: KnightsReading, castles: Mapping[str, Colour], learned: Collection[Colour]
 ) -> set[Colour]:
-    """The colours of `learned` that a die on another player's castle (`castles`: castle id -> owner) lies
-    nearest in `knights`, named with them: a castle holds its owner's dice, so such a measurement draws in
-    dice not its player's (a broad model, measured on dice partly in shade)."""
+    """The colours of `learned` that reach a die on another player's castle (`castles`: castle id -> owner):
+    in `after` (the frame named with them) the die lies nearest one of them, or it was named its owner in
+    `before` and is not any more, one of them now nearest or runner-up. A castle holds its owner's dice, so
+    such a measurement takes in dice not its player's (a broad model, measured on dice partly in shade)."""
+    named = {(d.box, d.location) for d in before.dice if d.colour is not None}
     out = set()
-    for d in knights.dice:
-        near, owner = d.colour_match.colour, castles.get(d.location or "")
-        if owner is not None and near in learned and near is not owner:
-            out.add(near)
+    for d in after.dice:
+        owner = castles.get(d.location or "")
+        if owner is None:
+            continue
+        m = d.colour_match
+        if m.colour in learned and m.colour is not owner:
+            out.add(m.colour)
+        elif d.colour is None and (d.box, d.location) in named:
+            out |= {c for c in (m.colour, m.runner_up) if c is not None and c in learned and c is not owner}
     return out
 
 

@@ -764,7 +764,7 @@ class TableReader:
         again = knights
         while models:
             again = named(self._measured.with_models(models).playing(self._players))
-            wrong = misfits(again, self._castles, models)
+            wrong = misfits(knights, again, self._castles, models)
             if not wrong:
                 break
             models = {c: m for c, m in models.items() if c not in wrong}

@@ -162,15 +162,16 @@ class NewGamePresenter(Presenter):
         self._validate()
 
     def recheck_camera(self) -> None:
-        """Say which players' dice the camera has never measured: it asks about every one of those dice, so
-        the players should measure them at box setup before they play (the box may have measured some
-        since this screen was last shown)."""
+        """Say which players' dice the camera has never measured: it asks about every one of those dice until
+        it measures them on their own castle during the game (`vision.owncastle`), so the players should
+        measure them at box setup before they play (the box may have measured some since this screen was
+        last shown)."""
         missing = self.unmeasured([p.colour for p in self.players]) if self.unmeasured is not None else ()
         note = ""
         if missing:
             note = self.tr(
-                "The camera has not measured these players' dice: {colours}. It will ask about each of their "
-                "dice: measure them in Box setup."
+                "The camera has not measured these players' dice: {colours}. It asks about their dice until "
+                "it has measured them on their own castle during the game: measure them in Box setup."
             ).format(colours=", ".join(self.tr.colour(c) for c in missing))
         if note != self.camera_note:
             self.camera_note = note

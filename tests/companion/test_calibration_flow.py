@@ -358,6 +358,7 @@ def test_a_new_game_says_whose_dice_the_camera_never_measured(tmp_path: Path) ->
     game = NewGamePresenter(random.Random(1), Translator("en"), unmeasured=box.unmeasured)
     game.recheck_camera()
     assert "Red, Blue, Yellow." in game.camera_note and "Box setup" in game.camera_note
+    assert "on their own castle" in game.camera_note  # until then (vision.owncastle)
     p = BoxSetupPresenter(box)
     p.start_calibration()
     p.measure()
@@ -371,6 +372,7 @@ def test_a_new_game_says_whose_dice_the_camera_never_measured(tmp_path: Path) ->
     dutch = NewGamePresenter(random.Random(1), Translator("nl"), unmeasured=box.unmeasured)
     dutch.recheck_camera()
     assert "camera" in dutch.camera_note and "Geel" in dutch.camera_note and "Yellow" not in dutch.camera_note
+    assert "eigen kasteel" in dutch.camera_note
     (tmp_path / "calibration.json").write_text("{not json", encoding="utf-8")  # a damaged file names nobody
     game.recheck_camera()
     assert "Red, Blue." in game.camera_note

@@ -125,22 +125,30 @@ def test_with_models_replaces_the_stand_in_and_keeps_the_rest() -> None:
     assert playing.with_models({}) is playing
 
 
-def test_a_measurement_that_another_castles_dice_lie_nearest_is_a_misfit() -> None:
+def test_a_measurement_that_reaches_another_castles_dice_is_a_misfit() -> None:
     from vision.calibration import ColourMatch
     from vision.knights import DieOnTable, KnightsReading
     from vision.owncastle import misfits
 
-    def die(location: str, nearest: Colour) -> DieOnTable:
-        match = ColourMatch(nearest, 15.0, RED, 18.0, 22.0, 8.0)
-        return DieOnTable((0, 0, 10, 10), 3, None, match, location, (5.0, 5.0), 0.9, False)
+    def die(location: str, nearest: Colour, runner_up: Colour = BLACK, *, named: bool = False) -> DieOnTable:
+        match = ColourMatch(nearest, 15.0, runner_up, 18.0, 22.0, 8.0)
+        colour = nearest if named else None
+        return DieOnTable((0, 0, 10, 10), 3, colour, match, location, (5.0, 5.0), 0.9, False)
 
     def reading(*dice: DieOnTable) -> KnightsReading:
         return KnightsReading({}, dice, frozenset(), frozenset(), frozenset())
 
+    calm = reading(die("K2", BLUE), die("K1", RED, named=True))
     # blue measured on blue's castle; red's castle holds a die now nearest blue: the measurement is refused
-    assert misfits(reading(die("K2", BLUE), die("K1", BLUE)), CASTLES, {BLUE}) == {BLUE}
-    assert misfits(reading(die("K2", BLUE), die("K1", RED), die("T05", BLUE)), CASTLES, {BLUE}) == set()
-    assert misfits(reading(die("K1", BLACK)), CASTLES, {BLUE}) == set()  # nearest a colour not learned now
+    assert misfits(calm, reading(die("K2", BLUE), die("K1", BLUE)), CASTLES, {BLUE}) == {BLUE}
+    fine = reading(die("K2", BLUE), die("K1", RED, named=True), die("T05", BLUE))
+    assert misfits(calm, fine, CASTLES, {BLUE}) == set()
+    assert misfits(calm, reading(die("K1", BLACK)), CASTLES, {BLUE}) == set()  # nearest a colour not learned
+    # ... or red's die, named red before, is no longer named: blue came within the margin
+    assert misfits(calm, reading(die("K1", RED, BLUE)), CASTLES, {BLUE}) == {BLUE}
+    assert misfits(calm, reading(die("K1", RED, BLACK)), CASTLES, {BLUE}) == set()  # not blue's doing
+    unnamed = reading(die("K1", RED))
+    assert misfits(unnamed, reading(die("K1", RED, BLUE)), CASTLES, {BLUE}) == set()  # never named before
 
 
 def test_a_misfit_is_not_kept_and_the_frame_is_named_as_before(
@@ -148,7 +156,7 @@ def test_a_misfit_is_not_kept_and_the_frame_is_named_as_before(
 ) -> None:
     from vision import pipeline
 
-    monkeypatch.setattr(pipeline, "misfits", lambda knights, castles, learned: set(learned))
+    monkeypatch.setattr(pipeline, "misfits", lambda before, after, castles, learned: set(learned))
     reader, result = read_game(camera, KNIGHTS)
     assert reader.measured_in_play == {} and reader.calibration.stand_ins == {BLUE}
     assert "T05" in result.raw.unsure and BLUE not in result.raw.knights.get("T05", {})
