@@ -907,7 +907,7 @@ class TableReader:
             hidden_tags = n < best and self._covered(tid, frame, view, dice)
             if n >= best and tid in view.tile_tags:
                 self._tag_places[tid] = side.looks[tid]
-            skin = mask is not None and self._skin_over(tid, side)
+            skin = self._skin_over(tid, side)
             share = side.skin.get(tid, 0.0)
             if mask is not None and not skin:
                 base = self._skin_baseline.get(tid)
