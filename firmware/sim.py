@@ -573,10 +573,13 @@ def main(argv: list[str] | None = None) -> int:
                 log.write(json.dumps(event) + "\n")
                 log.flush()
 
-    stop = threading.Event()
+    # The signals that asked the sim to stop. A handler runs in the main thread between any two steps, so it
+    # must take no lock: an Event's lock, taken while the main thread itself held it in Event.wait, hung the
+    # sim for good (seen as a dice sim outliving a killed demo).
+    stop: list[int] = []
 
     def on_signal(signum: int, frame: object) -> None:
-        stop.set()
+        stop.append(signum)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -604,13 +607,13 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"PORT {port}", flush=True)
         deadline = None if args.duration is None else time.monotonic() + args.duration
-        while not stop.is_set() and not sim.unplugged_for_good.is_set():
+        while not stop and not sim.unplugged_for_good.is_set():
             if sim.error is not None:
                 print(f"seneschal dice-sim: device loop failed: {sim.error!r}", file=sys.stderr)
                 return 1
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            stop.wait(0.05)
+            time.sleep(0.05)
         return 0
     finally:
         sim.stop()
