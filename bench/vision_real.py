@@ -182,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
             all_misses += r.misses
             c = r.calibrated
             if c.refused or c.unmeasured:
-                unmeasured = ", ".join(col.value for col in c.unmeasured) or "none"
+                unmeasured = ", ".join(
+                    col.value + " (castle not found)" * (col in c.not_found) for col in c.unmeasured
+                ) or "none"
                 saved = "NOTHING SAVED" if c.calibration is None else "saved" + " (some refused)" * c.refused
                 set_ups.append(f"{g.name} seed {r.scene.seed}: {saved}; "
                                f"unmeasured: {unmeasured}; " + " | ".join(c.messages))

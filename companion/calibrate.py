@@ -31,6 +31,9 @@ class ColourState(Enum):
     REFUSED = "refused"  # measured now, with a problem: not saved (see the problems)
     NO_DIE = "no-die"  # its castle is in view with no die on it
     NOT_IN_VIEW = "not-in-view"  # its castle is on the map but not (wholly) in the camera's view
+    # its castle is not on the map the camera reads: not laid out, or its stickers cannot be read from where
+    # the camera stands (too far, too steep)
+    NOT_ON_MAP = "not-on-map"
     SAVED = "saved"  # in the saved calibration the camera uses, not measured now
     NOT_MEASURED = "not-measured"  # never measured: the camera asks about its dice
 
@@ -109,6 +112,8 @@ def samples_on_castles(
             if castle in on_map:
                 out[colour] = DieSample(ColourState.NOT_IN_VIEW)
                 notes.append(f"the {colour.value} castle ({castle}) is not in the camera's view")
+            else:  # no sentence: players who lay out only their own castles would hear it for every other
+                out.setdefault(colour, DieSample(ColourState.NOT_ON_MAP))
             continue
         dice = [d for d in knights.dice if d.location == castle]
         # Measured: the dice the reader is sure of, when there are any. A die it is unsure of beside them is
@@ -130,7 +135,7 @@ def samples_on_castles(
         )  # fmt: skip
         state = ColourState.MEASURED if m.ok else ColourState.REFUSED
         out[colour] = DieSample(state, m.to_json())
-    if not out:
+    if all(s.state is ColourState.NOT_ON_MAP for s in out.values()):
         notes.append("no castle in view: put the castles (with their stickers) where the camera sees them")
     return out, notes
 
@@ -179,7 +184,11 @@ class Calibrator:
         self.samples: dict[Colour, DieSample] = {}
 
     def add(self, samples: Mapping[Colour, DieSample]) -> None:
-        self.samples.update(samples)
+        """Each castle's new sample over its old one; a castle not on the map read now keeps what an earlier
+        tap found (players measure a few castles at a time, then put them away)."""
+        for colour, sample in samples.items():
+            if sample.state is not ColourState.NOT_ON_MAP or colour not in self.samples:
+                self.samples[colour] = sample
 
     def measurements(self) -> dict[Colour, Any]:
         """This session's measured colours' `Measurement`s."""
@@ -233,6 +242,8 @@ class Calibrator:
         out = []
         for colour in colours:
             sample = self.samples.get(colour)
+            if sample is not None and sample.state is ColourState.NOT_ON_MAP and colour.value in saved:
+                sample = None  # saved before: the camera uses that, wherever the castle is now
             if sample is None:
                 state = ColourState.SAVED if colour.value in saved else ColourState.NOT_MEASURED
                 out.append(ColourReport(colour, state, (_absent(colour, state),)))
@@ -341,6 +352,7 @@ def _absent(colour: Colour, state: ColourState) -> str:
     return {
         ColourState.NO_DIE: f"no die on the {colour.value} castle",
         ColourState.NOT_IN_VIEW: f"the {colour.value} castle is not in the camera's view",
+        ColourState.NOT_ON_MAP: f"the {colour.value} castle is not on the map the camera reads",
         ColourState.SAVED: f"{colour.value}: as saved",
         ColourState.NOT_MEASURED: f"{colour.value} dice not measured: the camera will ask about them",
     }.get(state, colour.value)

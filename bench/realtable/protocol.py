@@ -62,11 +62,19 @@ class Calibrated:
     refused: bool  # a colour was refused (and not saved)
     unmeasured: tuple[Colour, ...]
     messages: tuple[str, ...]
+    not_found: tuple[Colour, ...] = ()  # unmeasured, its castle not on the map read ("castle not found")
 
 
 def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
     """The app's box set-up on the set-up frame: measure the castles' dice, check, save or refuse."""
-    from companion.calibrate import build_calibration, castle_colours, passed, problems, samples_on_castles
+    from companion.calibrate import (
+        ColourState,
+        build_calibration,
+        castle_colours,
+        passed,
+        problems,
+        samples_on_castles,
+    )
     from companion.pipeline import vision_reader
 
     reader = vision_reader(HOLD_FRAMES)
@@ -75,12 +83,14 @@ def calibrate(setup: np.ndarray, scene: Scene) -> Calibrated:
         samples, notes = samples_on_castles(setup, result, castle_colours())
     except Exception as exc:  # the app tells the players and measures nothing (companion/feedproc.py)
         return Calibrated(None, True, scene.colours, (f"cannot measure the dice: {exc}",))
+    lost = tuple(c for c in scene.colours if c in samples and samples[c].state is ColourState.NOT_ON_MAP)
     samples = {c: s for c, s in samples.items() if s.measurement is not None}  # a castle without a die
     kept, found = passed(samples), problems(samples)
     unmeasured = tuple(c for c in scene.colours if c not in kept)
     if not kept:
-        return Calibrated(None, True, unmeasured, tuple(notes) + tuple(found) or ("no die measured",))
-    return Calibrated(build_calibration(kept), bool(found), unmeasured, tuple(notes) + tuple(found))
+        said = tuple(notes) + tuple(found) or ("no die measured",)
+        return Calibrated(None, True, unmeasured, said, lost)
+    return Calibrated(build_calibration(kept), bool(found), unmeasured, tuple(notes) + tuple(found), lost)
 
 
 def castle_owners(scene: Scene) -> dict[str, Colour]:

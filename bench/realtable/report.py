@@ -67,9 +67,10 @@ def calibration_line(runs: Sequence[SceneRun]) -> str:
     nothing = sum(r.calibrated.calibration is None for r in runs)
     colours = sum(len(r.scene.colours) for r in runs)
     unmeasured = sum(len(r.calibrated.unmeasured) for r in runs)
+    lost = sum(len(r.calibrated.not_found) for r in runs)
     return (
         f"calibration: a colour refused in {refused}/{len(runs)} set-ups, nothing saved in {nothing}, "
-        f"colours left unmeasured {unmeasured}/{colours}"
+        f"colours left unmeasured {unmeasured}/{colours} (castle not found {lost})"
     )
 
 

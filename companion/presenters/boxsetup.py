@@ -267,7 +267,7 @@ class BoxSetupPresenter(Presenter):
 
     def calibration_rows(self) -> list[tuple[str, str]]:
         """(colour value, state) for every colour of the box: a `companion.calibrate.ColourState` value
-        ("measured", "refused", "no-die", "not-in-view", "saved", "not-measured")."""
+        ("measured", "refused", "no-die", "not-in-view", "not-on-map", "saved", "not-measured")."""
         if self.calibration.reports:
             return [(r.colour.value, r.state.value) for r in self.calibration.reports]
         out = []
@@ -294,6 +294,7 @@ STATE_WORDS: dict[str, str] = {
     "refused": N_("refused"),
     "no-die": N_("no die"),
     "not-in-view": N_("not in view"),
+    "not-on-map": N_("castle not found"),
     "not-measured": N_("not measured"),
 }
 

@@ -21,15 +21,17 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent
 LOCALE = PACKAGE / "locale"
 CONTEXT_SEP = "\x04"
+_CALLED = {"tr", "t", "N_"}  # the translating calls: Translator.tr / the app's t / the N_ marker
 _CALL = re.compile(r"""(?:\btr|\.tr|\bt|\.t|\bN_)\(\s*(["'])((?:(?!\1)[^\\]|\\.)*)\1\s*[,)]""")
 
 
 def extract() -> set[str]:
     """Every message the app can show: literal calls in Python and kv files, plus the tables of titles."""
     found: set[str] = set()
-    for path in list(PACKAGE.rglob("*.py")) + list((PACKAGE / "kv").glob("*.kv")):
-        if "tools" in path.parts:
-            continue
+    for path in PACKAGE.rglob("*.py"):
+        if "tools" not in path.parts:
+            found |= _python_messages(path.read_text(encoding="utf-8"))
+    for path in (PACKAGE / "kv").glob("*.kv"):
         for m in _CALL.finditer(path.read_text(encoding="utf-8")):
             found.add(ast.literal_eval(m.group(1) + m.group(2) + m.group(1)))
     from companion.presenters.base import NAV_TITLES
@@ -44,6 +46,21 @@ def extract() -> set[str]:
     found.update(_nouns())
     found.discard("")
     return found
+
+
+def _python_messages(source: str) -> set[str]:
+    """The literal first arguments of `tr`, `t` and `N_` calls in Python source, read from its syntax tree: a
+    message split over lines (implicit concatenation) is one string there."""
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        first = node.args[0]
+        if name in _CALLED and isinstance(first, ast.Constant) and isinstance(first.value, str):
+            out.add(first.value)
+    return out
 
 
 def key(context: str, message: str) -> str:

@@ -86,7 +86,7 @@ def test_players_dice_are_measured_on_their_castles_saved_and_used(tmp_path: Pat
     clock.advance()
     assert not p.measuring and camera.asked[0]["K1"] is R
     rows = dict(p.calibration_rows())
-    assert rows["red"] == rows["blue"] == rows["yellow"] == "measured" and rows["green"] == "not-measured"
+    assert rows["red"] == rows["blue"] == rows["yellow"] == "measured" and rows["green"] == "not-on-map"
     assert "Red" in p.status and not p.calibration.problems and p.can_save_calibration()
     assert p.save_calibration() and "saved" in p.status
     saved = json.loads((tmp_path / "calibration.json").read_text())
@@ -247,7 +247,7 @@ def real_tables(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[tup
     reports = {r.colour: r for r in p.calibration_reports()}
     assert {c: reports[c].state.value for c in REAL_KINDS} == dict.fromkeys(REAL_KINDS, "measured"), p.status
     assert all(reports[c].dice == 3 and reports[c].picture for c in REAL_KINDS)
-    assert reports[Colour.GREEN].state.value == "not-measured"
+    assert reports[Colour.GREEN].state.value == "not-on-map"  # a three-player map: no green castle
     assert p.save_calibration()
     cal = load_calibration(folder / "calibration.json")
     assert set(cal.colours) == set(REAL_KINDS)  # nobody's colours but the measured ones
@@ -308,10 +308,11 @@ def test_every_castle_on_the_map_is_measured_or_said_why_not(tmp_path: Path) -> 
     p.measure()
     rows = dict(p.calibration_rows())
     assert rows["red"] == rows["blue"] == "measured" and rows["yellow"] == "no-die", rows
-    assert rows["green"] == rows["white"] == rows["black"] == "not-measured"
+    # a three-player map: the other castles are not on the map the camera reads (not laid out, or too far)
+    assert rows["green"] == rows["white"] == rows["black"] == "not-on-map"
     said = {r.colour: r.sentences for r in p.calibration_reports()}
     assert said[Y] == ("no die on the yellow castle",)
-    assert "the camera will ask about them" in said[Colour.GREEN][0]
+    assert said[Colour.GREEN] == ("the green castle is not on the map the camera reads",)
     # K2 wholly out of view: said so
     knights = camera.result.knights
     partial = SimpleNamespace(
@@ -322,6 +323,44 @@ def test_every_castle_on_the_map_is_measured_or_said_why_not(tmp_path: Path) -> 
     found, notes = samples_on_castles(camera.image, partial, {"K1": R, "K2": B, "K3": Y})
     assert found[B].state.value == "not-in-view" and found[R].state.value == "measured"
     assert notes == ["the blue castle (K2) is not in the camera's view", "no die on the yellow castle (K3)"]
+
+
+def test_a_castle_the_camera_cannot_find_is_said_and_loses_nothing(tmp_path: Path) -> None:
+    """A castle not on the map the camera reads (a steep stand's far castle, whose stickers no frame decodes)
+    shows as not found, not as a colour silently left unmeasured; a later tap without it keeps what an
+    earlier tap measured, and a colour saved before stays saved."""
+    from types import SimpleNamespace
+
+    camera = SyntheticCamera({"K1": {R: 3}, "K2": {B: 3}, "K3": {Y: 3}})
+    view = camera.result.map
+    knights = camera.result.knights
+    far = SimpleNamespace(  # K3's sticker not read: the tile is not on the map, its dice on no location
+        knights=SimpleNamespace(
+            dice=[d for d in knights.dice if d.location != "K3"], seen=knights.seen - {"K3"}
+        ),
+        map=SimpleNamespace(
+            tiles={h: t for h, t in view.tiles.items() if t != "K3"}, tag_quads=view.tag_quads
+        ),
+        white=camera.result.white,
+    )
+    found, notes = samples_on_castles(camera.image, far, {"K1": R, "K2": B, "K3": Y})
+    assert found[Y].state is ColourState.NOT_ON_MAP and found[R].state is ColourState.MEASURED
+    assert notes == []  # no sentence: players who lay out only their own castles would hear it every tap
+    nothing = SimpleNamespace(knights=SimpleNamespace(dice=[], seen=frozenset()), map=None, white=None)
+    assert samples_on_castles(camera.image, nothing, {"K1": R})[1] == [
+        "no castle in view: put the castles (with their stickers) where the camera sees them"
+    ]
+
+    box = CatalogueBox(tmp_path, sampler=camera)
+    box.calibrator.add(samples_on_castles(camera.image, camera.result, {"K3": Y})[0])
+    box.calibrator.add(found)  # the next tap: yellow's castle put away
+    rows = {r.colour: r.state for r in box.calibrator.reports()}
+    assert rows[Y] is ColourState.MEASURED and rows[R] is ColourState.MEASURED
+    box.calibrator.save()
+    box.calibrator.add(dict.fromkeys((Y, Colour.GREEN), DieSample(ColourState.NOT_ON_MAP)))
+    rows = {r.colour: r.state for r in box.calibrator.reports()}
+    assert rows[Y] is ColourState.SAVED and rows[Colour.GREEN] is ColourState.NOT_ON_MAP
+    assert BoxSetupPresenter.state_word("not-on-map") == "castle not found"
 
 
 def test_the_measurement_picture_reaches_the_presenter_and_a_refusal_says_why(tmp_path: Path) -> None:

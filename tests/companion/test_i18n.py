@@ -20,7 +20,15 @@ from companion.presenters.settings import SettingsPresenter
 from companion.rulebook import SECTIONS
 from companion.session import EngineSession
 from companion.storage import SqliteStorage
-from companion.tools.po import catalogs, compile_mo, english_game_words, extract, parse_po, problems
+from companion.tools.po import (
+    _python_messages,
+    catalogs,
+    compile_mo,
+    english_game_words,
+    extract,
+    parse_po,
+    problems,
+)
 from engine.colours import Colour
 from engine.playout import choose
 
@@ -40,6 +48,15 @@ def test_every_message_is_translated_with_its_placeholders() -> None:
     assert len(wanted) > 120 and "Battle" in wanted and "Place three knights" in wanted
     found = [p for po in catalogs() for p in problems(po, wanted)]
     assert found == []
+
+
+def test_a_message_split_over_lines_is_extracted_whole() -> None:
+    source = 'x = tr(\n    "The camera has not measured "\n    "these dice: {colours}."\n)\n'
+    assert _python_messages(source) == {"The camera has not measured these dice: {colours}."}
+    assert _python_messages("N_('one')\nt('two', 'nl')\nprint('three')\n") == {"one", "two"}
+    wanted = extract()  # the new game's note on unmeasured players is written over two lines
+    assert any(m.startswith("The camera has not measured these players' dice") for m in wanted)
+    assert "castle not found" in wanted  # a box-setup state word, marked with N_
 
 
 def test_rulebook_terms_of_each_edition() -> None:

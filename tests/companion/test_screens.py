@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from companion.calibrate import ColourReport, ColourState
 from companion.presenters.boxsetup import BoxRow, CalibrationStatus
 from companion.presenters.newgame import NewGamePresenter
 from companion.presenters.table import PendingState
@@ -61,7 +62,14 @@ class Box:
         return CalibrationStatus(saved=("green",))
 
     def measure_dice(self) -> CalibrationStatus:
-        return CalibrationStatus(("red", "blue"), ("no die on the yellow castle (K3)",), (), ("green",))
+        states = (
+            (Colour.RED, ColourState.MEASURED), (Colour.BLUE, ColourState.MEASURED),
+            (Colour.YELLOW, ColourState.NO_DIE), (Colour.GREEN, ColourState.SAVED),
+            (Colour.WHITE, ColourState.NOT_ON_MAP), (Colour.BLACK, ColourState.NOT_MEASURED),
+        )  # fmt: skip
+        reports = tuple(ColourReport(c, s) for c, s in states)
+        notes = ("no die on the yellow castle (K3)",)
+        return CalibrationStatus(("red", "blue"), notes, (), ("green",), reports)
 
     refused: tuple[str, ...] = ()  # what a save leaves out, and why
 
