@@ -209,12 +209,13 @@ class ColourMatch:
     threshold: float
     margin: float
     stand_in: bool = False  # the nearest is a game colour never measured: its dice are asked, never named
+    refuted: bool = False  # its pips show on the other side of its body from the nearest's (`vision.pipside`)
 
     @property
     def accepted(self) -> bool:
         """True when the colour is near enough to its reference and clearly nearer than the runner-up (and
-        was measured)."""
-        if self.stand_in or self.distance > self.threshold:
+        was measured, and nothing refuted it)."""
+        if self.stand_in or self.refuted or self.distance > self.threshold:
             return False
         return self.runner_up is None or self.runner_up_distance - self.distance >= self.margin
 

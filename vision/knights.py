@@ -10,8 +10,9 @@ quarters of a side of a die it is sure of is that die read twice (`seen_twice`),
 dice closer than two cubes can be, the weaker is doubted (`too_close`). A die whose centre lies in the gap
 between two tiles goes to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the
 supply next to the board, a die in someone's hand) belongs to no location. Its player is its top face's body
-colour classified by the `ColourCalibration` after white balance from the stickers' white; its knights are its
-pips.
+colour classified by the `ColourCalibration` after white balance from the stickers' white (a die read from
+above is left unnamed when its pips show on the other side of its body from that player's: `vision.pipside`);
+its knights are its pips.
 
 A location is *unsure* when a die on it has a colour no calibration accepts, pips the reader is unsure of, or
 a sure neighbour too close to it; *occluded* when the occluder mask (a hand, an arm) covers more than
@@ -34,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision import topview
+from vision import pipside, topview
 from vision.calibration import (
     ColourCalibration,
     ColourMatch,
@@ -366,6 +367,11 @@ def _name_players(
     if framed:
         parts.append(sample_faces(image, [kept[k][3] for k in framed], white_bgr))
     out = dict(zip(above + framed, name_together(calibration, FaceSamples.joined(parts)), strict=True))
+    for k in above:
+        die, match = kept[k][0], out[k]
+        model = calibration.models.get(match.colour)
+        if match.accepted and model is not None and pipside.refutes(model, die.face, int(die.value)):
+            out[k] = dataclasses.replace(match, refuted=True)
     return [out[k] for k in range(len(kept))]
 
 
