@@ -181,7 +181,9 @@ class BoxSetupPresenter(Presenter):
 
     def instruction(self) -> str:
         """The one instruction of the dice-colour step."""
-        return self.tr("Each player: put one of your dice on your own castle, then tap Measure.")
+        return self.tr(
+            "Each player: put three of your dice on your own castle (one will do), then tap Measure."
+        )
 
     def start_calibration(self) -> None:
         self.calibrating = True
