@@ -10,9 +10,11 @@ and kept when they stand apart from every measured player's dice and reach no di
 castle (`misfits`: nearer it than its own player's model, or near enough that it is no longer named). From
 then on that player's dice are named.
 
-Nobody watches this measurement, so it asks more than the box setup does: every die on the castle read
-sure, none named another player, no hand over the castle, and the dice alike (a stray die there is refused
-as dice that differ)."""
+Nobody watches this measurement, so it asks more than the box setup does: no die on the castle named another
+player, no hand over the castle, and the dice alike (a stray die there is refused as dice that differ). It
+measures the dice the reader is sure of and leaves out those it is unsure of (their value, or whether they are
+dice at all): on dev scenes (training kinds, 0-50 degrees) a castle of five dice often had one such, which
+kept its owner unmeasured all game."""
 
 from __future__ import annotations
 
@@ -46,8 +48,8 @@ def measured_on_castles(
     for castle, owner in castles.items():
         if owner not in calibration.stand_ins or owner in out or not _measurable(knights, castle, hands):
             continue
-        dice = [d for d in knights.dice if d.location == castle]
-        others = [tuple(d.extent) for d in knights.dice if d.location != castle]
+        dice = [d for d in knights.dice if d.location == castle and not d.unsure]
+        others = [tuple(d.extent) for d in knights.dice if d.location != castle or d.unsure]
         m = measure(
             image, [d.box for d in dice], white, others=others, extents=[d.extent for d in dice],
             stickers=stickers, sure=[True] * len(dice), drawn=False,
@@ -81,9 +83,10 @@ def misfits(
 
 
 def _measurable(knights: KnightsReading, castle: str, hands: Collection[str]) -> bool:
-    """Whether the castle is in view, free of hands, and holds dice the reader is sure of, none of them
-    named a player (the owner's are not named yet: a die named another player is no die to learn from)."""
+    """Whether the castle is in view, free of hands, and holds a die the reader is sure of, and no die named a
+    player (the owner's are not named yet: a die named another player is no die to learn from). The dice it
+    is unsure of (their value, or whether they are dice at all) are left out of the measurement."""
     if castle not in knights.seen or castle in knights.occluded or castle in hands:
         return False
     dice = [d for d in knights.dice if d.location == castle]
-    return bool(dice) and all(not d.unsure and d.colour is None for d in dice)
+    return any(not d.unsure for d in dice) and all(d.colour is None for d in dice)

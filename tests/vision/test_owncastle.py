@@ -4,6 +4,7 @@ p. 8) and every player starts with knights on it (Setting Up, step 6, p. 3)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,23 @@ def test_a_castle_under_a_hand_out_of_view_or_empty_teaches_nothing(camera: Came
     unsure = type(knights)(knights.knights, tuple(d for d in knights.dice), knights.seen - {"K2"},
                            knights.occluded, knights.unsure)  # fmt: skip
     assert measured_on_castles(image, unsure, CASTLES, playing, white) == {}
+
+
+def test_a_die_read_unsure_on_the_castle_is_left_out_and_the_others_measured(camera: Camera) -> None:
+    reader, _result = read_game(camera, {"K1": {RED: 2}, "T05": {BLUE: 3}})  # blue's castle empty
+    image = camera.frame(table(knights={"K1": {RED: 2}, "K2": {BLUE: 9}, "T05": {BLUE: 3}}), 3)
+    result = reader.read(image)
+    knights, playing = result.knights, MEASURED.playing([RED, BLUE])
+    on_castle = [k for k, d in enumerate(knights.dice) if d.location == "K2"]
+    assert len(on_castle) == 2
+
+    def unsure(which: list[int]) -> Any:
+        dice = tuple(dataclasses.replace(d, unsure=k in which) for k, d in enumerate(knights.dice))
+        return dataclasses.replace(knights, dice=dice)
+
+    one = measured_on_castles(image, unsure(on_castle[:1]), CASTLES, playing, result.white)
+    assert set(one) == {BLUE} and len(one[BLUE].faces) == 1  # the die it is sure of alone
+    assert measured_on_castles(image, unsure(on_castle), CASTLES, playing, result.white) == {}
 
 
 def test_dice_too_like_a_measured_players_are_not_kept() -> None:
