@@ -289,12 +289,14 @@ def read_knights(
     die_height_mm: float = DIE_MM / 2.0,
     search: Collection[str] | None = None,
     found: Sequence[Any] | None = None,
+    owners: Mapping[str, Colour] | None = None,
 ) -> KnightsReading:
     """Knights per location in `image`. `polygons`: location id -> polygon (image px) for every tile in view;
     lakes are ignored. `occluders`: a mask (non-zero = hand/unknown blob) the same size as `image`.
     `search`: look for dice on these locations only (the rest are still there to assign dice to, so a die
     overhanging from a neighbour is not counted here); the reading then covers these alone. `found`: what
-    `find_dice` gave for the same image, polygons and `search`, when the caller had it found already."""
+    `find_dice` gave for the same image, polygons and `search`, when the caller had it found already.
+    `owners`: castle id -> its owner, whose dice a castle holds (`player_of`)."""
     locs = _knight_locations(polygons)
     looked = set(locs) if search is None else set(locs) & set(search)
     seen: set[str] = set()
@@ -334,7 +336,7 @@ def read_knights(
                 DieOnTable(
                     box=box,
                     value=value,
-                    colour=match.colour if match.accepted else None,
+                    colour=player_of(match, place, owners or {}),
                     colour_match=match,
                     location=place,
                     centre=centre,
@@ -344,6 +346,22 @@ def read_knights(
                 )
             )
     return tally(dice, seen, occluded)
+
+
+def player_of(match: ColourMatch, location: str | None, owners: Mapping[str, Colour]) -> Colour | None:
+    """The player a die's colour `match` names, or None. A castle holds its owner's knights alone (Components,
+    p. 2; nobody conquers it, p. 8), so a die on a castle (`owners`: castle id -> owner) whose likeliest
+    player is the owner is the owner's, though too far from the owner's measured dice or too near another
+    player's to be named anywhere else. A die whose likeliest player is another, a stand-in (its player never
+    measured) or one whose pips refute the owner stays unnamed. Only the optional castle siege (p. 14) brings
+    another player's dice onto a castle, for one battle, and those are most likely named their own player
+    (and then the castle is asked: `vision.pipeline`)."""
+    if match.accepted:
+        return match.colour
+    owner = owners.get(location or "")
+    if owner is not None and match.colour is owner and not (match.stand_in or match.refuted):
+        return owner
+    return None
 
 
 def _box_of(box: Sequence[float] | None) -> Box | None:

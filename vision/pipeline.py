@@ -736,6 +736,7 @@ class TableReader:
             return read_knights(
                 frame, polygons, calibration, image_to_table=view.image_to_table, white_bgr=white,
                 occluders=None, dice_reader=self.dice_reader, search=search, found=found,
+                owners=self._castles,
             )  # fmt: skip
 
         knights = named(self.calibration)
