@@ -194,22 +194,28 @@ def test_where_the_set_up_s_dice_stood_an_earlier_frame_lends_the_bare_look() ->
     filled = bare.learn(noisy(setup, 1), I2T, OUTLINES, [box], earlier=earlier)
     middle = (round(288 - blind.origin[0]), round(148 - blind.origin[1]))  # the die's middle, bare px (1/mm)
     assert not blind.known[middle[1], middle[0]] and filled.known[middle[1], middle[0]]
-    later, _ = with_die(table_image(), 560, 280, (200, 60, 150), (40, 40, 200))  # a die nobody read, there
-    assert bare.look(blind, noisy(later, 9), I2T, []).locations == frozenset()  # where the bare look is blind
+    later, there = with_die(table_image(), 560, 280, (200, 60, 150), (40, 40, 200))  # a die nobody read
     assert bare.look(filled, noisy(later, 9), I2T, []).locations == {"K1"}
     assert bare.look(filled, noisy(table_image(), 10), I2T, []).locations == frozenset()  # bare: nothing
+    # Where the bare look is blind, a die missed would change nothing it can tell: the spot is asked while no
+    # die read stands on it, bare or not.
+    assert bare.look(blind, noisy(later, 9), I2T, []).locations == {"K1"}
+    assert bare.look(blind, noisy(table_image(), 10), I2T, []).locations == {"K1"}
+    assert bare.look(blind, noisy(later, 9), I2T, [there]).locations == frozenset()
     not_laid_so = bare.learn(
         noisy(setup, 1), I2T, OUTLINES, [box], earlier=[bare.Earlier(noisy(before, 8), I2T, [], {"T01"})]
     )
-    assert bare.look(not_laid_so, noisy(later, 9), I2T, []).locations == frozenset()
+    assert bare.look(not_laid_so, noisy(table_image(), 10), I2T, []).locations == {"K1"}
 
 
 def test_the_table_reader_sees_under_the_set_up_s_dice_from_a_frame_before_them() -> None:
     """The map laid, then the set-up's dice on the castle, then the game confirmed: a die the finder misses
-    where the set-up's die stood is flagged, because the reader kept the frame from before the dice came."""
+    where the set-up's die stood is flagged, because the reader kept the frame from before the dice came, or
+    because it never saw the spot bare. Only the frame from before the dice lets the castle be stated once
+    the die is gone."""
     at_setup = {"K1": {Colour.RED: 3}}
 
-    def flagged(saw_it_bare: bool) -> bool:
+    def flagged(saw_it_bare: bool, now: dict[str, dict[Colour, int]] = at_setup) -> bool:
         camera = Camera()
         blind: list[bool] = []
 
@@ -222,12 +228,14 @@ def test_the_table_reader_sees_under_the_set_up_s_dice_from_a_frame_before_them(
         reader.read(camera.frame(spec(knights=at_setup), 2))
         assert reader.confirm_map(APP) is MapMode.TRACKING
         blind.append(True)
-        result = reader.read(camera.frame(spec(knights=at_setup), 3))  # the same die, the finder misses it
+        result = reader.read(camera.frame(spec(knights=now), 3))  # the same die, the finder misses it
         assert result.raw is not None and not result.raw.knights_at("K1")
         return "K1" in result.raw.unsure
 
-    assert not flagged(saw_it_bare=False)  # its castle's middle was never seen bare
     assert flagged(saw_it_bare=True)
+    assert flagged(saw_it_bare=False)  # its castle's middle was never seen bare
+    assert not flagged(saw_it_bare=True, now={})  # the die taken away: an empty castle
+    assert flagged(saw_it_bare=False, now={})
 
 
 def test_an_earlier_frame_is_carried_onto_this_frame_s_table_without_a_tile_laid_anew() -> None:
