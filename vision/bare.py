@@ -38,7 +38,11 @@ rather than vouching for it. On the realism renderer's dev scenes (training kind
 bench learns the bare look from its set-up frame, one die on each castle) this cut the locations silently
 wrong from 13 to 9 over six dev sets, and cost 1-5 points of knights right (castles whose set-up die had
 moved); a half-top-face area instead of the square cost 5-10 points, a whole face's square caught one
-fewer. With a frame of the map before the dice, as the new game screen asks, no spot is blind.
+fewer. With a frame of the map before the dice, as the new game screen asks, no spot is blind. A later frame
+that shows such a location with no die read on it, nothing else changed there and no hand over it shows it
+bare: the table reader learns the spot from it (`seen_bare`), so a castle whose dice are lifted once is known
+from then on (a die the finder missed there while no other die stood on the castle would be learned as the
+table: the reader was blind to it before, too).
 
 What it cannot see: a die the colour of the print under it whose pips are too small to change `DENSITY` of
 a square (a die on its owner's castle, which is printed in the owner's colour).
@@ -46,6 +50,7 @@ a square (a die on its owner's castle, which is printed in the owner's colour).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -105,6 +110,7 @@ class Unread:
 
     locations: frozenset[str]
     phantoms: frozenset[int]
+    blind: frozenset[str] = frozenset()  # of `locations`, those asked only for a spot never seen bare
 
 
 def _to_bare(image_to_table: FloatArray, origin: tuple[float, float]) -> FloatArray:
@@ -348,10 +354,11 @@ def look(
                 loc = bare.ids[int(counts[i].argmax()) - 1]
                 if loc in wanted:
                     locations.add(loc)
-    locations |= blind(bare, free & _in_frame(frame.shape, to_bare, bare.size)) & wanted
+    unseen = (blind(bare, free & _in_frame(frame.shape, to_bare, bare.size)) & wanted) - locations
     judged = [box for k, box in enumerate(dice) if plain is None or plain[k]]
     index = [k for k in range(len(dice)) if plain is None or plain[k]]
-    return Unread(frozenset(locations), frozenset(index[k] for k in _phantoms(bare, moved, judged, to_bare)))
+    phantoms = frozenset(index[k] for k in _phantoms(bare, moved, judged, to_bare))
+    return Unread(frozenset(locations | unseen), phantoms, frozenset(unseen))
 
 
 def blind(bare: BareTable, free: npt.NDArray[np.bool_]) -> set[str]:
@@ -362,6 +369,28 @@ def blind(bare: BareTable, free: npt.NDArray[np.bool_]) -> set[str]:
     core = cv2.erode(pieces, _square(BLIND_MM / 2.0), borderValue=0) > 0
     where = bare.places[core]
     return {bare.ids[i - 1] for i in np.unique(where[where > 0]).tolist()}
+
+
+def seen_bare(bare: BareTable, frame: Image, image_to_table: npt.ArrayLike, locations: Collection[str]
+              ) -> BareTable:
+    """`bare` with the spots of `locations` it never saw (`hidden`) learned from `frame`, which shows them
+    bare (no die read on them, nothing else changed there, no hand over them), in the bare look's light."""
+    to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
+    wanted = np.isin(bare.places, [i + 1 for i, loc in enumerate(bare.ids) if loc in locations])
+    fill = bare.hidden & wanted & _in_frame(frame.shape, to_bare, bare.size)
+    if not fill.any():
+        return bare
+    seen = bare.known & _in_frame(frame.shape, to_bare, bare.size)
+    now = _normalised(_lab(frame, to_bare, bare.size), bare, seen)
+    lab = bare.lab.copy()
+    lab[fill] = now[fill]
+    kernel = _square(SLACK_MM)
+    return dataclasses.replace(
+        bare, lab=lab, known=bare.known | fill, hidden=bare.hidden & ~fill,
+        high=np.asarray(cv2.dilate(lab, kernel), np.float32),
+        low=np.asarray(cv2.erode(lab, kernel), np.float32),
+        edges=np.asarray(cv2.dilate(_edges(lab[..., 0]), kernel), np.float32),
+    )
 
 
 def _around(bare: BareTable, locations: Collection[str]) -> BareTable:

@@ -589,7 +589,17 @@ class TableReader:
         knights = _strangers(knights, self._castles)
         if self._bare is None:
             return knights
-        return _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
+        doubted, unseen = _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
+        # A location asked only for a spot never seen bare, with no die read on it and no hand over it, is
+        # bare: from now on that spot is known (players asked to lift a castle's dice once, or a castle left
+        # empty in play).
+        empty = {
+            loc for loc in unseen - knights.unsure
+            if not self._skin_over(loc, side) and all(d.location != loc for d in knights.dice)
+        }
+        if empty:
+            self._bare = bare.seen_bare(self._bare, frame, view.image_to_table, empty)
+        return doubted
 
     def _learn_bare(
         self, frame: Image, view: MapView, polygons: Mapping[str, FloatArray], knights: KnightsReading, *,
@@ -703,7 +713,7 @@ class TableReader:
         polygons, fresh = self._knights(frame, view, previous.white, looked)
         fresh = _strangers(fresh, self._castles)
         if self._bare is not None and view.image_to_table is not None:
-            fresh = _doubted(self._bare, frame, view.image_to_table, fresh, looked=looked)
+            fresh = _doubted(self._bare, frame, view.image_to_table, fresh, looked=looked)[0]
         knights = merged(kept, fresh, looked)
         now = (time.perf_counter() - t0) * 1000
         timings = {"knights": now, "total": now}
@@ -1040,15 +1050,16 @@ def _strangers(knights: KnightsReading, castles: Mapping[str, Colour]) -> Knight
 def _doubted(
     table: BareTable, frame: Image, image_to_table: FloatArray, knights: KnightsReading, *,
     looked: Collection[str] | None = None, hands: Image | None = None,
-) -> KnightsReading:
-    """`knights` with every location flagged where something no die accounts for stands, or where a die was
-    read on a territory that still looks bare (`vision.bare.look`)."""
+) -> tuple[KnightsReading, frozenset[str]]:
+    """`knights` with every location flagged where something no die accounts for stands, where a die was
+    read on a territory that still looks bare, or where a spot never seen bare is free of dice read
+    (`vision.bare.look`); and the locations flagged for such a spot alone."""
     dice = knights.dice
     plain = [d.location is not None and not is_castle(d.location) for d in dice]
     boxes = [d.extent for d in dice]
     unread = bare.look(table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands)
-    doubtful = unread.locations | {loc for k in unread.phantoms if (loc := dice[k].location) is not None}
-    return doubt(knights, doubtful)
+    phantoms = {loc for k in unread.phantoms if (loc := dice[k].location) is not None}
+    return doubt(knights, unread.locations | phantoms), unread.blind - phantoms
 
 
 def blurred(sharpness: Sharpness) -> str:

@@ -238,6 +238,47 @@ def test_the_table_reader_sees_under_the_set_up_s_dice_from_a_frame_before_them(
     assert flagged(saw_it_bare=False, now={})
 
 
+def test_a_spot_never_seen_bare_is_learned_from_a_frame_that_shows_it_bare() -> None:
+    setup, box = with_die(table_image(), 560, 280, (60, 200, 60), (250, 250, 250))
+    blind = bare.learn(noisy(setup, 1), I2T, OUTLINES, [box])
+    seen = bare.look(blind, noisy(table_image(), 10), I2T, [])
+    assert seen.locations == seen.blind == {"K1"}
+    dimmer = np.clip(table_image().astype(np.float32) * (0.8, 0.85, 0.95) + 6, 0, 255).astype(np.uint8)
+    learned = bare.seen_bare(blind, noisy(dimmer, 11), I2T, {"K1"})  # in other light
+    assert not learned.hidden.any() and learned.known.sum() > blind.known.sum()
+    assert bare.look(learned, noisy(table_image(), 12), I2T, []).locations == frozenset()
+    later, _ = with_die(table_image(), 560, 280, (200, 60, 150), (40, 40, 200))  # a die nobody read, there
+    seen = bare.look(learned, noisy(later, 9), I2T, [])
+    assert seen.locations == {"K1"} and seen.blind == frozenset()  # seen: it changed
+    assert bare.seen_bare(blind, noisy(dimmer, 11), I2T, {"T01"}) is blind  # nothing hidden there
+
+
+def test_the_table_reader_learns_a_castle_it_never_saw_bare_once_its_dice_are_lifted() -> None:
+    """The set-up's die stood on the castle in every frame before the confirmation: the castle is asked while
+    that spot is free of dice read, until a frame shows the castle with no die on it; from then on a die the
+    finder misses there is flagged by what it changes."""
+    camera = Camera()
+    missing: list[bool] = []
+
+    def find(image: np.ndarray, **_kw: object) -> list[TrueDie]:
+        return _without(camera, "K1") if missing else camera.dice(image)
+
+    reader = TableReader(hold_frames=2, dice_reader=find)
+    reader.read(camera.frame(spec(knights={"K1": {Colour.RED: 3}}), 2))
+    assert reader.confirm_map(APP) is MapMode.TRACKING
+
+    def asked(knights: dict[str, dict[Colour, int]], index: int) -> bool:
+        result = reader.read(camera.frame(spec(knights=knights), index))
+        assert result.raw is not None
+        return "K1" in result.raw.unsure
+
+    assert asked({}, 3)  # lifted: the spot is free, never seen bare (and now seen)
+    assert not asked({}, 4)
+    assert not asked({"K1": {Colour.RED: 3}}, 5)  # read
+    missing.append(True)
+    assert asked({"K1": {Colour.RED: 3}}, 6)  # missed: it changes the castle
+
+
 def test_an_earlier_frame_is_carried_onto_this_frame_s_table_without_a_tile_laid_anew() -> None:
     """Each frame read alone numbers the map's lattice its own way: the earlier frame's table is fitted onto
     this one's over the locations both place; a tile moved in between is left out of the fill."""
