@@ -14,7 +14,7 @@ Nobody watches this measurement, so it asks more than the box setup does: no die
 player, no hand over the castle, and the dice alike (a stray die there is refused as dice that differ). It
 measures the dice the reader is sure of and leaves out those it is unsure of (their value, or whether they are
 dice at all): on dev scenes (training kinds, 0-50 degrees) a castle of five dice often had one such, which
-kept its owner unmeasured all game."""
+kept its owner unmeasured for as long as it stood there."""
 
 from __future__ import annotations
 
