@@ -532,7 +532,10 @@ class TableReader:
         self._outlines = (frame.shape, polygons, view.image_to_table)
         t2 = time.perf_counter()
         timings["knights"] = (t2 - t1) * 1000
-        knights = self._unread(frame, view, knights, polygons, side)
+        knights, blind = self._unread(frame, view, knights, polygons, side)
+        if blind:
+            places = ", ".join(sorted(blind))
+            message += f"; never seen without dice, so asked while none is read there: {places}"
         timings["bare"] = (time.perf_counter() - t2) * 1000
         t2 = time.perf_counter()
         mask = side.occluders
@@ -576,19 +579,19 @@ class TableReader:
     def _unread(
         self, frame: Image, view: MapView, knights: KnightsReading, polygons: Mapping[str, FloatArray],
         side: _MapSide,
-    ) -> KnightsReading:
+    ) -> tuple[KnightsReading, frozenset[str]]:
         """`knights` with the locations where something unread stands flagged unsure (`vision.bare`), once
-        the map is confirmed. The first frame after the confirmation has the whole map placed: the bare look
-        is learned from the frame kept before it over every location of that map (a steep camera's far
-        tiles, whose codes no frame read alone, included)."""
+        the map is confirmed, and those flagged for a spot never seen bare alone. The first frame after the
+        confirmation has the whole map placed: the bare look is learned from the frame kept before it over
+        every location of that map (a steep camera's far tiles, whose codes no frame read alone, included)."""
         if self._confirmed is None or view.image_to_table is None:
-            return knights
+            return knights, frozenset()
         if self._bare is None and self._bare_from is not None:
             source = self._bare_from
             self._bare = source.over(polygons, view.image_to_table).learn(self._earlier(source))
         knights = _strangers(knights, self._castles)
         if self._bare is None:
-            return knights
+            return knights, frozenset()
         doubted, unseen = _doubted(self._bare, frame, view.image_to_table, knights, hands=side.occluders)
         # A location asked only for a spot never seen bare, with no die read on it and no hand over it, is
         # bare: from now on that spot is known (players asked to lift a castle's dice once, or a castle left
@@ -599,7 +602,7 @@ class TableReader:
         }
         if empty:
             self._bare = bare.seen_bare(self._bare, frame, view.image_to_table, empty)
-        return doubted
+        return doubted, unseen - knights.unsure
 
     def _learn_bare(
         self, frame: Image, view: MapView, polygons: Mapping[str, FloatArray], knights: KnightsReading, *,

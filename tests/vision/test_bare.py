@@ -270,6 +270,8 @@ def test_the_table_reader_learns_a_castle_it_never_saw_bare_once_its_dice_are_li
     def asked(knights: dict[str, dict[Colour, int]], index: int) -> bool:
         result = reader.read(camera.frame(spec(knights=knights), index))
         assert result.raw is not None
+        said = "never seen without dice, so asked while none is read there: K1" in result.message
+        assert said == (index == 3)  # the status line says why, while that is why
         return "K1" in result.raw.unsure
 
     assert asked({}, 3)  # lifted: the spot is free, never seen bare (and now seen)
