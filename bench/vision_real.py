@@ -13,7 +13,8 @@ steps, and `blurred` frames (defocus >= 2 px or motion blur >= 6 px) that the re
 read; at 1080p and 4K; for held-out die kinds (never trained or tuned on) and training kinds apart.
 
 Per group and reading mode ("after set-up": a fresh reader with the scene's calibration reads the set-up
-frame, then the frame, timed; "alone": the frame alone) it prints: frames, map exact, tiles right, knights
+frame, then the frame, timed; "alone": the frame alone; "map bare first": as after set-up, with a frame of
+the map before the dice read first) it prints: frames, map exact, tiles right, knights
 right (a location is right when every colour's count is exact and it is not flagged unsure; locations under
 a hand left out), knights right on occupied locations only, flagged unsure, silently wrong (wrong, not
 flagged, on the reading's map), wrong off the map, locations, p50 / p95 ms (after set-up: the first frame of
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.realtable.protocol import SceneRun, Tally, run_scene  # noqa: E402
+from bench.realtable.protocol import MODES, SceneRun, Tally, run_scene  # noqa: E402
 from bench.realtable.report import (  # noqa: E402
     HEADER,
     calibration_line,
@@ -115,7 +116,7 @@ def machine_speed_ms() -> float:
 
 
 def run_group(g: Group, args: argparse.Namespace) -> tuple[dict[str, Tally], list[SceneRun]]:
-    tallies = {"after set-up": Tally(), "alone": Tally()}
+    tallies = {mode: Tally() for mode in MODES}
     runs = []
     for s in range(g.scenes):
         scene = make_scene(g.level, g.seed + s, g.family, g.resolution, tilt=g.tilt)
@@ -159,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"bench/vision_real.py: {len(chosen)} groups, {sum(g.scenes for g in chosen)} scenes, {frames} game "
-        f"frames (each read after set-up and alone), reader: companion.pipeline.vision_reader (hold 5, "
+        f"frames (each read after set-up, alone and with the map bare first), reader: "
+        f"companion.pipeline.vision_reader (hold 5, "
         f"zxing), map refine budget {REFINE_BUDGET_MS[Backend.ZXING]:g} ms (SENESCHAL_REFINE_BUDGET_MS)"
     )
     t_start = time.perf_counter()

@@ -8,11 +8,14 @@ problem is refused and not saved; the others are. A player's colour not saved (n
 or refused) is counted as unmeasured: the reader, told the game's players, asks about its dice. When no
 colour is saved, no player's dice are measured: every die is asked, as the app has a real camera do.
 
-Per game frame, two readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
+Per game frame, three readings: *after set-up* (a fresh reader with the scene's calibration reads the set-up
 frame, untimed, is told the game's map, players and castles as the app tells them when a game starts
 (`TableReader.confirm_map`, with the map as laid: the owner confirmed it), then reads the game frame, timed:
-the first frame of a game) and *alone* (a fresh reader reads the game frame only, nothing confirmed). Both are
-scored on the frame's own reading (`FrameResult.raw`), as `bench/vision.py` does:
+the first frame of a game), *alone* (a fresh reader reads the game frame only, nothing confirmed) and *map
+bare first* (as after set-up, but the reader first reads a frame of the map with no dice on it, as the new
+game screen asks and the rulebook's order gives: the map is built before the starting knights go down; the
+bare look then knows every spot, `vision.bare`). Each is scored on the frame's own reading
+(`FrameResult.raw`), as `bench/vision.py` does:
 - map exact: every tile on its hex, up to the lattice's shift and turn (`align_tiles`); tiles right: the share
   of tiles on their hex;
 - per location (territories and castles) not under a hand: *right* when every colour's count is exact and the
@@ -49,7 +52,7 @@ import numpy as np
 
 from bench.realtable.render import render
 from bench.realtable.scene import Scene, Truth
-from bench.realtable.tables import game_frame, setup_frame
+from bench.realtable.tables import bare_frame, game_frame, setup_frame
 from engine.colours import Colour
 from vision.tracked import LOOK_AROUND_FIRST
 
@@ -265,14 +268,21 @@ def _started(reader: Any, setup_img: np.ndarray, scene: Scene, truth: Truth) -> 
     return reader
 
 
+# The reading modes (module docstring); the last is the first with a frame of the bare map read before the
+# set-up frame.
+BARE_FIRST = "map bare first"
+MODES = ("after set-up", "alone", BARE_FIRST)
+
+
 def run_scene(
     scene: Scene, frames: int, group: str, *, keep_failures: bool = False, make_reader: Reader = app_reader
 ) -> SceneRun:
     """The set-up frame, calibration, then `frames` game frames read after set-up and alone, and in play
     (timed only)."""
     setup_img, _ = render(setup_frame(scene))
+    bare_img, _ = render(bare_frame(scene))
     cal = calibrate(setup_img, scene)
-    tallies = {"after set-up": Tally(), "alone": Tally()}
+    tallies = {mode: Tally() for mode in MODES}
     misses: list[Miss] = []
     saved = []
     playing: list[tuple[np.ndarray, Truth]] = []  # unblurred game frames, read in play afterwards
@@ -290,6 +300,13 @@ def run_scene(
         result_alone = alone.read(img)
         tallies["alone"].ms.append((time.perf_counter() - t0) * 1000)
         score(result_alone, truth, tallies["alone"], misses, (group, "alone", scene.seed, i))
+        first = make_reader(cal.calibration)
+        first.read(bare_img)  # the map laid, before the dice
+        seen_bare = _started(first, setup_img, scene, truth)
+        t0 = time.perf_counter()
+        result_bare = seen_bare.read(img)
+        tallies[BARE_FIRST].ms.append((time.perf_counter() - t0) * 1000)
+        score(result_bare, truth, tallies[BARE_FIRST], misses, (group, BARE_FIRST, scene.seed, i))
         if hasattr(reader, "confirm_map") and not truth.blurred:
             playing.append((img, truth))
         if keep_failures and (failed or truth.blurred):

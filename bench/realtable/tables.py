@@ -228,6 +228,14 @@ def setup_frame(scene: Scene) -> Frame:
     return Frame(scene, 0, tuple(dice), scene.decks, (), optics, int(rng.integers(0, 2**31)))
 
 
+def bare_frame(scene: Scene) -> Frame:
+    """Tiles laid, the decks, no dice, no hands: the map before the knights go down (Setting Up: the map is
+    built in step 2, the starting knights placed in step 6), as the new game screen asks the camera to see."""
+    rng = np.random.default_rng([scene.seed, 4])
+    optics = _optics(scene.level, rng, setup=True)
+    return Frame(scene, -1, (), scene.decks, (), optics, int(rng.integers(0, 2**31)))
+
+
 def game_frame(scene: Scene, index: int) -> Frame:
     """A moment of the game: knights on the map, reserve and stray dice, artefact cards, hands."""
     rng = np.random.default_rng([scene.seed, 3, index])

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.realtable.protocol import app_reader, run_scene
+from bench.realtable.protocol import BARE_FIRST, app_reader, run_scene
 from bench.realtable.report import extras
 from bench.realtable.scene import RES_1080P, Family, Level
 from bench.realtable.tables import make_scene
@@ -19,10 +19,12 @@ class _Counting:
     def __init__(self, calibration: Any) -> None:
         self.reader = app_reader(calibration)
         self.confirmed_reads = 0
+        self.reads_before = 0
         self.confirmed = False
 
     def read(self, frame: Any) -> Any:
         self.confirmed_reads += self.confirmed
+        self.reads_before += not self.confirmed
         return self.reader.read(frame)
 
     def confirm_map(self, *args: Any, **kwargs: Any) -> None:
@@ -48,6 +50,9 @@ def test_frames_in_play_are_timed_by_a_reader_past_its_first_frames() -> None:
     assert len(playing) == 1 and playing[0].confirmed_reads == max(LOOK_AROUND_FIRST, 2) + 2
     assert all(r.confirmed_reads == 1 for r in readers if r.confirmed and r is not playing[0])
     assert "in play p50" in extras(after)
+    # per frame, one reader read the bare map and the set-up frame before it was told the map
+    assert len(run.tallies[BARE_FIRST].ms) == 2 and run.tallies[BARE_FIRST].locations > 0
+    assert sum(r.reads_before == 2 for r in readers) == 2
 
 
 

@@ -18,7 +18,7 @@ from bench.realtable.library import load
 from bench.realtable.protocol import Tally, score
 from bench.realtable.render import draw, render
 from bench.realtable.scene import Card, DieSpec, Family, Frame, Hand, Level, Scene, Truth
-from bench.realtable.tables import game_frame, make_scene, setup_frame
+from bench.realtable.tables import bare_frame, game_frame, make_scene, setup_frame
 from engine.colours import Colour
 from engine.reading import TableReading
 
@@ -207,3 +207,10 @@ def test_a_card_counts_as_in_view_only_with_nothing_over_its_sticker(scene: Scen
     score(SimpleNamespace(raw=read), truth, t, [], ("g", "m", 1, 1))
     assert (t.cards_up, t.cards_up_read, t.cards_down, t.cards_false_up) == (2, 1, 1, 1)
     assert (t.cards_covered_up, t.cards_covered_up_read) == (2, 1)
+
+
+def test_the_bare_map_frame_has_the_tiles_and_no_dice(scene: Scene) -> None:
+    frame = bare_frame(scene)
+    assert frame.dice == () and frame.hands == () and not frame.optics.blurred
+    image, truth = render(frame)
+    assert not truth.knights and image.shape == render(setup_frame(scene))[0].shape
