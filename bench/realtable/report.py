@@ -15,7 +15,7 @@ from bench.realtable.scene import Scene, Truth
 from engine.colours import Colour
 
 HEADER = (
-    f"{'group':<34} {'mode':<12} {'frames':>6} {'map':>7} {'tiles':>7} {'knights':>8} {'occupied':>8} "
+    f"{'group':<34} {'mode':<14} {'frames':>6} {'map':>7} {'tiles':>7} {'knights':>8} {'occupied':>8} "
     f"{'flagged':>7} {'silent':>7} {'unread':>7} {'locs':>6} {'p50 ms':>7} {'p95 ms':>7}"
 )
 
@@ -27,13 +27,13 @@ def pct(n: int, d: int, width: int = 7) -> str:
 def row(group: str, mode: str, t: Tally) -> str:
     if t.blurred and not t.locations:
         return (
-            f"{group:<34} {mode:<12} {t.frames:>6} {pct(t.map_exact, t.frames)} "
+            f"{group:<34} {mode:<14} {t.frames:>6} {pct(t.map_exact, t.frames)} "
             f"{pct(t.tiles_right, t.tiles)}   read anyway {t.blurred_read}/{t.blurred} frames, "
             f"{t.blurred_stated} locations stated, {t.blurred_stated_wrong} of them wrong   "
             f"{t.p50:7.1f} {t.p(95):7.1f}"
         )
     return (
-        f"{group:<34} {mode:<12} {t.frames:>6} {pct(t.map_exact, t.frames)} {pct(t.tiles_right, t.tiles)} "
+        f"{group:<34} {mode:<14} {t.frames:>6} {pct(t.map_exact, t.frames)} {pct(t.tiles_right, t.tiles)} "
         f"{pct(t.right, t.locations, 8)} {pct(t.occupied_right, t.occupied, 8)} "
         f"{pct(t.flagged, t.locations)} {pct(t.silent, t.locations)} {pct(t.unread, t.locations)} "
         f"{t.locations:>6} {t.p50:7.1f} {t.p(95):7.1f}"
