@@ -277,8 +277,8 @@ MODES = ("after set-up", "alone", BARE_FIRST)
 def run_scene(
     scene: Scene, frames: int, group: str, *, keep_failures: bool = False, make_reader: Reader = app_reader
 ) -> SceneRun:
-    """The set-up frame, calibration, then `frames` game frames read after set-up and alone, and in play
-    (timed only)."""
+    """The set-up frame, calibration, then `frames` game frames read after set-up, alone and with the map
+    bare first (`MODES`), and in play (timed only)."""
     setup_img, _ = render(setup_frame(scene))
     bare_img, _ = render(bare_frame(scene))
     cal = calibrate(setup_img, scene)
