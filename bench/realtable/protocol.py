@@ -289,30 +289,37 @@ def run_scene(
     for i in range(1, frames + 1):
         img, truth = render(game_frame(scene, i))
         reader = _started(make_reader(cal.calibration), setup_img, scene, truth)
-        t0 = time.perf_counter()
-        result = reader.read(img)
-        tallies["after set-up"].ms.append((time.perf_counter() - t0) * 1000)
         before = (len(misses), tallies["after set-up"].map_exact)
-        score(result, truth, tallies["after set-up"], misses, (group, "after set-up", scene.seed, i))
+        frame = (img, truth)
+        after = (group, "after set-up", scene.seed, i)
+        result = _scored(reader, frame, tallies["after set-up"], misses, after)
         failed = len(misses) > before[0] or tallies["after set-up"].map_exact == before[1]
         alone = make_reader(cal.calibration)
-        t0 = time.perf_counter()
-        result_alone = alone.read(img)
-        tallies["alone"].ms.append((time.perf_counter() - t0) * 1000)
-        score(result_alone, truth, tallies["alone"], misses, (group, "alone", scene.seed, i))
+        _scored(alone, frame, tallies["alone"], misses, (group, "alone", scene.seed, i))
         first = make_reader(cal.calibration)
         first.read(bare_img)  # the map laid, before the dice
         seen_bare = _started(first, setup_img, scene, truth)
-        t0 = time.perf_counter()
-        result_bare = seen_bare.read(img)
-        tallies[BARE_FIRST].ms.append((time.perf_counter() - t0) * 1000)
-        score(result_bare, truth, tallies[BARE_FIRST], misses, (group, BARE_FIRST, scene.seed, i))
+        _scored(seen_bare, frame, tallies[BARE_FIRST], misses, (group, BARE_FIRST, scene.seed, i))
         if hasattr(reader, "confirm_map") and not truth.blurred:
             playing.append((img, truth))
         if keep_failures and (failed or truth.blurred):
             saved.append((i, img, truth, result))
     tallies["after set-up"].play_ms += _in_play(make_reader(cal.calibration), setup_img, scene, playing)
     return SceneRun(scene, cal, tallies, misses, saved)
+
+
+def _scored(
+    reader: Any, frame: tuple[np.ndarray, Truth], tally: Tally, misses: list[Miss],
+    where: tuple[str, str, int, int],
+) -> Any:
+    """`reader`'s reading of a game `frame` (image, truth), timed and scored into `tally` (`where`: group,
+    mode, seed, frame index)."""
+    img, truth = frame
+    t0 = time.perf_counter()
+    result = reader.read(img)
+    tally.ms.append((time.perf_counter() - t0) * 1000)
+    score(result, truth, tally, misses, where)
+    return result
 
 
 def _in_play(reader: Any, setup_img: np.ndarray, scene: Scene, frames: list[tuple[np.ndarray, Truth]]
