@@ -64,11 +64,24 @@ def test_a_washed_out_red_die_is_no_white_die_and_a_white_one_is() -> None:
     assert not pipside.refutes(SWIRLED, washed, 3)  # a model without a side refutes nothing
 
 
-def test_a_shaded_face_without_pips_to_see_refutes_nothing() -> None:
+def test_a_shaded_face_without_pips_to_see_refutes_only_a_kind_with_dark_pips() -> None:
     plain = np.full((40, 40, 3), 128, np.uint8)
     plain[:, :20] = 118  # a soft shade across it, no pips
     assert abs(pipside.face_side(plain, 4)) < pipside.CLEAR
-    assert not pipside.refutes(WHITE_DIE, plain, 4) and not pipside.refutes(RED_DIE, plain, 4)
+    assert not pipside.refutes(RED_DIE, plain, 4) and not pipside.refutes(SWIRLED, plain, 4)
+    assert pipside.refutes(WHITE_DIE, plain, 4)  # a light die always shows its dark pips
+
+
+def test_a_face_washed_so_pale_that_its_pips_barely_show_is_no_white_die() -> None:
+    # a pink die under the lamp: body and white pips both near the sticker white, the pips a shade paler
+    washed = _face((238, 236, 246), (246, 246, 248), 6)
+    assert -pipside.CLEAR < pipside.face_side(washed, 6) < pipside.CLEAR  # too faint to refute either way
+    assert pipside.refutes(WHITE_DIE, washed, 6) and not pipside.refutes(RED_DIE, washed, 6)
+    yellow = DieModel((DieColour((85.0, 0.0, 70.0), 0.85), DieColour((15.0, 0.0, 0.0), 0.15, True)), dark=0.2)
+    faint = _face((120, 210, 225), (110, 195, 210), 6)  # glare on a yellow die: its pips barely darker
+    assert pipside.refutes(yellow, faint, 6)
+    plain_yellow = _face((120, 210, 225), (20, 30, 35), 6)
+    assert not pipside.refutes(yellow, plain_yellow, 6)
 
 
 def test_the_table_reader_leaves_a_die_unnamed_when_its_pips_refute_the_name() -> None:
