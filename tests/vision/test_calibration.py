@@ -86,6 +86,20 @@ def test_ambiguous_colour_between_two_references_is_not_accepted() -> None:
     assert m.runner_up is not None and not m.accepted
 
 
+def test_a_face_far_from_every_model_must_be_the_clearly_nearer_one() -> None:
+    from vision.calibration import NEARER, ColourMatch
+
+    def match(distance: float, runner_up: float) -> ColourMatch:
+        return ColourMatch(Colour.BLACK, distance, Colour.RED, runner_up, threshold=22.0, margin=8.0)
+
+    assert match(5.0, 14.0).accepted  # near its model: the margin decides
+    assert not match(5.0, 12.0).accepted
+    far = 18.0  # a die in deep shade, the margin met but not by the ratio
+    assert far + 8.0 < NEARER * far
+    assert not match(far, far + 9.0).accepted
+    assert match(far, NEARER * far + 0.5).accepted
+
+
 def draw_die(image: np.ndarray, box: tuple[int, int, int, int], body: tuple[float, ...], pips: int) -> None:
     x0, y0, x1, y1 = box
     cv2.rectangle(image, (x0, y0), (x1 - 1, y1 - 1), body, -1)
