@@ -96,3 +96,44 @@ def test_dice_read_from_above_stand_where_the_dice_stand(tilt: float) -> None:
         near = min(found, key=lambda f: math.dist(f.where, where))
         assert math.dist(near.where, where) < 0.2 * DIE_MM
         assert near.value == value
+
+
+def _camera_homography(focal: float, tilt_deg: float, yaw_deg: float, size: tuple[int, int]) -> np.ndarray:
+    """Table (mm) -> image of a pinhole camera `focal` px, 900 mm from the table's middle, tilted from the
+    vertical, the table turned `yaw_deg` under it."""
+    t = math.radians(tilt_deg)
+    centre = np.array([0.0, -900.0 * math.sin(t), 900.0 * math.cos(t)])
+    z = -centre / np.linalg.norm(centre)
+    x = np.cross(z, [0.0, 0.0, 1.0]) if tilt_deg > 1e-6 else np.array([1.0, 0.0, 0.0])
+    x /= np.linalg.norm(x)
+    rot = np.vstack([x, np.cross(z, x), z])
+    k = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1]])
+    to_image = k @ np.column_stack([rot[:, 0], rot[:, 1], -rot @ centre])
+    y = math.radians(yaw_deg)
+    turn = np.array([[math.cos(y), -math.sin(y), 0], [math.sin(y), math.cos(y), 0], [0, 0, 1]])
+    out: np.ndarray = to_image @ turn
+    return out
+
+
+@pytest.mark.parametrize("yaw", [0.0, 30.0, 45.0, 90.0])
+@pytest.mark.parametrize("tilt", [15.0, 35.0, 55.0])
+def test_the_focal_length_is_told_from_the_table_however_it_is_turned(tilt: float, yaw: float) -> None:
+    # a table's axis across the camera's slant (yaw 0 or 90) is the usual stand, and where the axes' right
+    # angle alone cannot tell the focal length
+    size = (1920, 1080)
+    for hfov in (55.0, 64.0, 75.0):
+        focal = size[0] / 2 / math.tan(math.radians(hfov / 2))
+        hom = _camera_homography(focal, tilt, yaw, size)
+        assert topview.focal_length(hom, size) == pytest.approx(focal, rel=1e-6)
+        assert topview.focal_length(hom * -3.0, size) == pytest.approx(focal, rel=1e-6)  # any scale
+
+
+def test_a_view_too_square_on_to_tell_gets_the_nominal_focal_length() -> None:
+    size = (1920, 1080)
+    nominal = size[0] / 2 / math.tan(math.radians(topview.NOMINAL_HFOV_DEG / 2))
+    for tilt in (0.0, 5.0):
+        hom = _camera_homography(1200.0, tilt, 20.0, size)
+        assert topview.focal_length(hom, size) == pytest.approx(nominal)
+    # a homography no camera of a plausible lens makes (an affine one) gets it too
+    flat = np.array([[2.0, 0.1, 900.0], [0.0, 2.0, 500.0], [0.0, 0.0, 1.0]])
+    assert topview.focal_length(flat, size) == pytest.approx(nominal)
