@@ -99,7 +99,7 @@ NAMING: dict[int, Naming] = {1: Naming(22.0, 10.0), 2: Naming(22.0, 8.0)}
 # near their model; on the realism renderer's dev tables (training kinds, seeds 500000+) the dice named wrong
 # lay 9-22 from it (half of them over 17), the runner-up 1.5-2.9 times as far; the dice named right, 9.5 at
 # the median. Of about 6600 dice named right there, 57 were under 1.7 times, and 10 of the 26 named wrong.
-# On seven dev sets it asked one location more that was silently wrong (of 10), and moved knights right by
+# On seven dev sets it asked one location more that was silently wrong (of 8), and moved knights right by
 # -0.4 to +0.2 points.
 NEARER = 1.7
 

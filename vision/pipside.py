@@ -27,7 +27,7 @@ wrong on seeds 503000+ and changed nothing on 500000+.
 The second rule was chosen on four dev sets (seeds 500000+, 503000+, 505000+, clean 500000+): of about
 1040 dice named white or yellow right, 13 (10 of them yellow) showed their pips dark by less than `CLEAR`;
 the 6 named white wrong (red and black dice in the lamp's pool) showed them by -6 to -1. On seven dev sets
-(500000-505000, 0-50 degrees) it asked 2 of the 12 locations that were silently wrong, and cost 0 to 0.4
+(500000-505000, 0-50 degrees) it asked 2 of the 10 locations that were silently wrong, and cost 0 to 0.4
 points of knights right.
 """
 
