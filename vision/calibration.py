@@ -219,7 +219,7 @@ class ColourMatch:
     threshold: float
     margin: float
     stand_in: bool = False  # the nearest is a game colour never measured: its dice are asked, never named
-    refuted: bool = False  # its pips show on the other side of its body from the nearest's (`vision.pipside`)
+    refuted: bool = False  # its pips are not on the side of its body the nearest's are (`vision.pipside`)
 
     @property
     def accepted(self) -> bool:

@@ -11,7 +11,8 @@ dice closer than two cubes can be, the weaker is doubted (`too_close`). A die wh
 between two tiles goes to the nearer one within `edge_tolerance` of the tile size, and a die farther out (the
 supply next to the board, a die in someone's hand) belongs to no location. Its player is its top face's body
 colour classified by the `ColourCalibration` after white balance from the stickers' white (a die read from
-above is left unnamed when its pips show on the other side of its body from that player's: `vision.pipside`);
+above is left unnamed when its pips show on the other side of its body from that player's, or do not show dark
+where that player's are: `vision.pipside`);
 its knights are its pips.
 
 A location is *unsure* when a die on it has a colour no calibration accepts, pips the reader is unsure of, or
