@@ -99,16 +99,11 @@ def test_dice_read_from_above_stand_where_the_dice_stand(tilt: float) -> None:
 
 
 def _camera_homography(focal: float, tilt_deg: float, yaw_deg: float, size: tuple[int, int]) -> np.ndarray:
-    """Table (mm) -> image of a pinhole camera `focal` px, 900 mm from the table's middle, tilted from the
-    vertical, the table turned `yaw_deg` under it."""
-    t = math.radians(tilt_deg)
-    centre = np.array([0.0, -900.0 * math.sin(t), 900.0 * math.cos(t)])
-    z = -centre / np.linalg.norm(centre)
-    x = np.cross(z, [0.0, 0.0, 1.0]) if tilt_deg > 1e-6 else np.array([1.0, 0.0, 0.0])
-    x /= np.linalg.norm(x)
-    rot = np.vstack([x, np.cross(z, x), z])
-    k = np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1]])
-    to_image = k @ np.column_stack([rot[:, 0], rot[:, 1], -rot @ centre])
+    """Table (mm) -> image of the synthetic renderer's pinhole camera (`focal` px, 900 mm from the table's
+    middle, tilted from the vertical), the table turned `yaw_deg` under it."""
+    from vision.synth import _look
+
+    to_image = _look(np.zeros(3), 900.0, tilt_deg, focal, size).plane_homography
     y = math.radians(yaw_deg)
     turn = np.array([[math.cos(y), -math.sin(y), 0], [math.sin(y), math.cos(y), 0], [0, 0, 1]])
     out: np.ndarray = to_image @ turn
