@@ -21,10 +21,18 @@ between. The comparison stands what changes with no die:
   where the frame has edges the bare look has not.
 A place has changed when `DENSITY` of a `WINDOW_MM` square around it changed (a die is a solid patch of
 change; noise and JPEG blocks are specks). A changed piece of `MIN_AREA_MM2` or more that no die's
-footprint (grown by `DIE_ROOM_MM` for its shadow) accounts for flags the location holding most of it. A
+footprint (grown by `DIE_ROOM_MM` for its shadow) accounts for flags the location holding most of it, and
+every other location holding `SHARE_MM2` of it (room for a die): a die's change joins whatever changed
+beside it (an arm the reader did not find, a card), and the piece's larger part may lie next door. A
 change touching a hand the reader found is the hand's: the reader judges locations under a hand itself
-(skin-coloured print the bare look already had is the table's own, never a hand). Only the tiles are
-compared, not their rims nor the table around them (a cloth may move).
+(skin-coloured print the bare look already had is the table's own, never a hand). Of such a piece, only a
+part beyond `HAND_MM` of the skin that is no longer nor wider than `BESIDE_HAND_MM` is kept: a die set
+down beside the hand (at a slant its change runs 40 mm along the table). On the realism renderer's dev
+scenes (training kinds, 0-50 degrees; one territory's read dice left out of the look at a time, as if the
+finder had missed them) the look flagged 917 of 941 such territories with the location holding most alone
+and every hand's piece dropped, and 933 with both rules. They ask about 0-1.2 points more of the
+locations read right, mostly under arms the skin mask did not find, where asking is right.
+Only the tiles are compared, not their rims nor the table around them (a cloth may move).
 
 Where a die stood in the frame the bare look is learned from (on castles, the set-up's dice), the table was
 not seen there. The table reader keeps, of the frames it read whole before the confirmation, the one with the
@@ -81,6 +89,8 @@ SURE_BARE = 0.1  # a die read where under this share of its footprint changed st
 FIT_PIXELS = 5000  # known pixels the light is fitted on (two numbers, and a median per colour)
 BLUR_PX = 0.8  # against noise and JPEG blocks, in bare px
 HAND_MM = 12.0  # a change this near a hand is the hand's
+BESIDE_HAND_MM = 3.0 * DIE_MM  # ... but a piece of it beyond that, no longer nor wider than this, is a die's
+SHARE_MM2 = DIE_MM * DIE_MM  # a location holding this much of a piece is flagged, not only the one with most
 SLACK_MM = 1.0  # registration: a pixel may match its bare look this far away
 WINDOW_MM = 8.0  # changes are counted in squares of half a die's side ...
 DENSITY = 0.3  # ... and a square this full of them has changed
@@ -333,35 +343,57 @@ def look(
     to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
     moved = changed(bare, frame, image_to_table)
     free = _dice_mask(dice, to_bare, bare.size) == 0
-    unread = (moved & free).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(unread, connectivity=8)
-    if occluders is not None and count > 1:
-        # A change that touches a hand is the hand's (fingers, sleeve, its shadow): the reader asks about a
-        # location under a hand by its own rule.
+    unread = moved & free
+    if occluders is not None:
         hands = _skin(occluders, frame.shape, to_bare, bare.size) & ~bare.skin
-        near = cv2.dilate(hands.astype(np.uint8), _square(HAND_MM)) > 0
-        touched = np.unique(labels[near & (labels > 0)])
-        stats[touched, cv2.CC_STAT_AREA] = 0
+        unread = _off_hands(unread, cv2.dilate(hands.astype(np.uint8), _square(HAND_MM)) > 0)
     wanted = set(bare.ids if looked is None else looked)
-    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= MIN_AREA_MM2 * PX_PER_MM * PX_PER_MM)
-    big = big[big > 0]
-    locations: set[str] = set()
-    if big.size:
-        # each big piece's pixels per location, in one pass: the location holding most of it is flagged
-        slots = len(bare.ids) + 1
-        on = (labels > 0) & (bare.places > 0)
-        pairs = labels[on] * slots + bare.places[on]
-        counts = np.bincount(pairs, minlength=count * slots).reshape(count, slots)
-        for i in big:
-            if counts[i].any():
-                loc = bare.ids[int(counts[i].argmax()) - 1]
-                if loc in wanted:
-                    locations.add(loc)
+    locations = _holding(bare, unread) & wanted
     unseen = (blind(bare, free & _in_frame(frame.shape, to_bare, bare.size)) & wanted) - locations
     judged = [box for k, box in enumerate(dice) if plain is None or plain[k]]
     index = [k for k in range(len(dice)) if plain is None or plain[k]]
     phantoms = frozenset(index[k] for k in _phantoms(bare, moved, judged, to_bare))
     return Unread(frozenset(locations | unseen), phantoms, frozenset(unseen))
+
+
+def _off_hands(unread: npt.NDArray[np.bool_], near: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """`unread` without what a hand accounts for. A piece of change touching a hand (`near`: within
+    `HAND_MM` of its skin) is the hand's: fingers, sleeve, shadow; the reader asks about a location under a
+    hand by its own rule. Of such a piece, what lies beyond `near` in a part no longer nor wider than
+    `BESIDE_HAND_MM` is kept: a die beside the hand, merged with it by the change between them."""
+    _, labels = cv2.connectedComponents(unread.astype(np.uint8), connectivity=8)
+    touched = np.unique(labels[near & (labels > 0)])
+    touched = touched[touched > 0]
+    if not touched.size:
+        return unread
+    theirs = np.isin(labels, touched)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats((theirs & ~near).astype(np.uint8), connectivity=8)
+    side = BESIDE_HAND_MM * PX_PER_MM
+    small = (stats[:, cv2.CC_STAT_WIDTH] <= side) & (stats[:, cv2.CC_STAT_HEIGHT] <= side)
+    small[0] = False
+    return np.asarray((unread & ~theirs) | small[labels])
+
+
+def _holding(bare: BareTable, unread: npt.NDArray[np.bool_]) -> set[str]:
+    """The locations holding a piece of `unread` of `MIN_AREA_MM2` or more: the one holding most of it, and
+    any holding `SHARE_MM2` of it (a die's change merged with another's, or a hand's, on the next
+    location)."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(unread.astype(np.uint8), connectivity=8)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= MIN_AREA_MM2 * PX_PER_MM * PX_PER_MM)
+    big = big[big > 0]
+    if not big.size:
+        return set()
+    # each big piece's pixels per location, in one pass
+    slots = len(bare.ids) + 1
+    on = (labels > 0) & (bare.places > 0)
+    counts = np.bincount(labels[on] * slots + bare.places[on], minlength=count * slots).reshape(count, slots)
+    share = SHARE_MM2 * PX_PER_MM * PX_PER_MM
+    out: set[str] = set()
+    for i in big:
+        if counts[i].any():
+            held = set(np.flatnonzero(counts[i] >= share).tolist()) | {int(counts[i].argmax())}
+            out |= {bare.ids[k - 1] for k in held if k > 0}
+    return out
 
 
 def blind(bare: BareTable, free: npt.NDArray[np.bool_]) -> set[str]:

@@ -100,6 +100,30 @@ def test_a_hand_found_by_the_reader_is_the_hands_not_something_unread(learned: b
     assert bare.look(learned, noisy(frame, 6), I2T, [], occluders=hands).locations == frozenset()
 
 
+def test_a_die_beside_a_hand_is_not_the_hands(learned: bare.BareTable) -> None:
+    frame = table_image()
+    cv2.rectangle(frame, (150, 250), (229, 599), (120, 150, 210), -1)  # an arm over T01 from the near edge
+    hands = np.zeros((H // 4, W // 4), np.uint8)
+    cv2.rectangle(hands, (39, 63), (56, 149), 255, -1)  # found a little short of its outline
+    assert bare.look(learned, noisy(frame, 8), I2T, [], occluders=hands).locations == frozenset()
+    # a die set down against the arm: their changes touch, but the die reaches beyond the hand's reach
+    frame, box = with_die(frame, 230, 300, (60, 200, 60), (250, 250, 250))
+    assert bare.look(learned, noisy(frame, 8), I2T, [], occluders=hands).locations == {"T01"}
+    assert bare.look(learned, noisy(frame, 8), I2T, [box], occluders=hands).locations == frozenset()
+
+
+def test_something_unread_over_two_tiles_flags_each_holding_room_for_a_die() -> None:
+    half = 160.0 * math.sqrt(3) / 2  # two tiles edge to edge, joined at y = 300 px
+    tiles = {"T01": hexagon(250, 300 - half, 160.0), "T02": hexagon(250, 300 + half, 160.0)}
+    learned = bare.learn(noisy(table_image(), 1), I2T, tiles, [])
+    frame = table_image()
+    cv2.rectangle(frame, (180, 200), (320, 335), (200, 200, 60), -1)  # a card on T01, 35 x 18 mm of it on T02
+    assert bare.look(learned, noisy(frame, 9), I2T, []).locations == {"T01", "T02"}
+    frame = table_image()
+    cv2.rectangle(frame, (200, 200), (320, 290), (200, 200, 60), -1)  # on T01 alone: T02's rim gets its edge
+    assert bare.look(learned, noisy(frame, 9), I2T, []).locations == {"T01"}
+
+
 def test_a_camera_moved_since_the_bare_look_changes_nothing(learned: bare.BareTable) -> None:
     shift = np.array([[1.0, 0.0, 12.0], [0.0, 1.0, -7.0], [0.0, 0.0, 1.0]])  # the frame moved 12, -7 px
     moved = cv2.warpAffine(table_image(), shift[:2], (W, H), borderMode=cv2.BORDER_REFLECT)
