@@ -59,7 +59,12 @@ black dice between others, but cost 6-7 points of knights right: a set-up die's 
 past where a die stands, by parallax.
 
 What it cannot see: a die the colour of the print under it whose pips are too small to change `DENSITY` of
-a square (a die on its owner's castle, which is printed in the owner's colour).
+a square (a die on its owner's castle, which is printed in the owner's colour), and a die among others whose
+whole-die boxes (any turn of the die, so larger than the die) cover it. On the dev scenes above, one castle
+die left out of the look at a time was flagged 451 times of 552 (82 %). With the dice read accounting for
+the middle 80 % of their boxes each way, 234 of 263 on one set (211): it caught one of two castles read
+short on two dev sets, and asked 1.4-1.7 points more of the locations read right. A lower `DENSITY` on
+castles (0.08-0.15) caught 6-9 more of 118.
 """
 
 from __future__ import annotations
