@@ -78,6 +78,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.tags import DIE_MM
+from vision.topview import lifted
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -171,6 +172,31 @@ def _dice_mask(boxes: Sequence[Box], to_bare: FloatArray, size: tuple[int, int])
     for x0, y0, x1, y1 in boxes:
         corners = _points([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], to_bare)
         cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+    room = max(1, round(DIE_ROOM_MM * PX_PER_MM))
+    return np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * room + 1,) * 2)))
+
+
+def _turned_mask(tops: Sequence[Box], image_to_table: FloatArray, frame_shape: tuple[int, ...],
+                 origin: tuple[float, float], size: tuple[int, int]) -> Image:
+    """Where the dice whose top faces are `tops` (frame px) show on the table plane, whichever way each is
+    turned: the hull of the circle round its base and that round its top face (a die's half diagonal),
+    seen from the camera (its pose from the table's homography), grown by `DIE_ROOM_MM`. Tighter than the
+    whole-die box, which stands square to the frame: in a castle's crowd those boxes cover a die between."""
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    if not tops:
+        return mask
+    h, w = frame_shape[:2]
+    top_to_image = lifted(np.linalg.inv(image_to_table), (w, h), DIE_MM)
+    centres = np.array([((x0 + x1) / 2.0, (y0 + y1) / 2.0) for x0, y0, x1, y1 in tops])
+    # the table under each top face's centre
+    under = _points(centres, np.asarray(np.linalg.inv(top_to_image), np.float64))
+    turn = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = np.column_stack([np.cos(turn), np.sin(turn)]) * (DIE_MM / np.sqrt(2.0))
+    for centre in under:
+        base = ring + centre
+        top = _points(_points(base, top_to_image), image_to_table)  # the top face's circle, seen on the table
+        place = (np.vstack([base, top]) - origin) * PX_PER_MM
+        cv2.fillConvexPoly(mask, cv2.convexHull(np.round(place).astype(np.int32)), 255)
     room = max(1, round(DIE_ROOM_MM * PX_PER_MM))
     return np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * room + 1,) * 2)))
 
@@ -341,16 +367,23 @@ def look(
     looked: Collection[str] | None = None,
     plain: Sequence[bool] | None = None,
     occluders: Image | None = None,
+    tops: Sequence[Box] | None = None,
 ) -> Unread:
     """What in `frame` the `dice` read in it (whole-die boxes, frame px) do not account for, over the
     locations `looked` (default: all). `plain[k]`: die k stands where the table is not printed in its own
     colour, so that it cannot look like the bare table (a castle is printed in its owner's colour, and a
-    die of that colour on it can): only those dice are judged phantoms (default: all)."""
+    die of that colour on it can): only those dice are judged phantoms (default: all). `tops`: the dice's
+    top-face boxes (frame px), when read from above: what they account for is then their place whichever
+    way each is turned (`_turned_mask`), not their whole-die boxes."""
     if looked is not None:
         bare = _around(bare, looked)
     to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
     moved = changed(bare, frame, image_to_table)
-    free = _dice_mask(dice, to_bare, bare.size) == 0
+    if tops is None:
+        free = _dice_mask(dice, to_bare, bare.size) == 0
+    else:
+        i2t = np.asarray(image_to_table, np.float64)
+        free = _turned_mask(tops, i2t, frame.shape, bare.origin, bare.size) == 0
     unread = moved & free
     pieces = _pieces(unread)
     if occluders is not None:

@@ -1060,7 +1060,10 @@ def _doubted(
     dice = knights.dice
     plain = [d.location is not None and not is_castle(d.location) for d in dice]
     boxes = [d.extent for d in dice]
-    unread = bare.look(table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands)
+    tops = [d.box for d in dice] if all(d.whole is not None for d in dice) else None  # read from above
+    unread = bare.look(
+        table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands, tops=tops
+    )
     phantoms = {loc for k in unread.phantoms if (loc := dice[k].location) is not None}
     return doubt(knights, unread.locations | phantoms), unread.blind - phantoms
 
