@@ -124,6 +124,22 @@ def test_something_unread_over_two_tiles_flags_each_holding_room_for_a_die() -> 
     assert bare.look(learned, noisy(frame, 9), I2T, []).locations == {"T01"}
 
 
+def test_a_die_between_dice_read_from_above_is_not_hidden_by_their_whole_die_boxes(
+    learned: bare.BareTable,
+) -> None:
+    frame, tops = table_image(), []
+    for x in (200, 240, 280):  # three dice in a row, 4 mm apart
+        frame, top = with_die(frame, x, 280, (60, 200, 60), (250, 250, 250))
+        tops.append(top)
+    frame = noisy(frame, 10)
+    # each die's box for any turn and its side faces, 10 mm round its top face
+    whole = [(x0 - 20, y0 - 20, x1 + 20, y1 + 20) for x0, y0, x1, y1 in tops]
+    read = [whole[0], whole[2]]  # the middle die missed
+    assert bare.look(learned, frame, I2T, read).locations == frozenset()  # covered by its neighbours' boxes
+    assert bare.look(learned, frame, I2T, read, tops=[tops[0], tops[2]]).locations == {"T01"}
+    assert bare.look(learned, frame, I2T, whole, tops=tops).locations == frozenset()
+
+
 def test_a_camera_moved_since_the_bare_look_changes_nothing(learned: bare.BareTable) -> None:
     shift = np.array([[1.0, 0.0, 12.0], [0.0, 1.0, -7.0], [0.0, 0.0, 1.0]])  # the frame moved 12, -7 px
     moved = cv2.warpAffine(table_image(), shift[:2], (W, H), borderMode=cv2.BORDER_REFLECT)
