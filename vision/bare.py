@@ -176,6 +176,11 @@ def _dice_mask(boxes: Sequence[Box], to_bare: FloatArray, size: tuple[int, int])
     for x0, y0, x1, y1 in boxes:
         corners = _points([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], to_bare)
         cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 255)
+    return _with_room(mask)
+
+
+def _with_room(mask: Image) -> Image:
+    """Dice's `mask` grown by `DIE_ROOM_MM`: their contact shadows and anti-aliased edges."""
     room = max(1, round(DIE_ROOM_MM * PX_PER_MM))
     return np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * room + 1,) * 2)))
 
@@ -201,8 +206,7 @@ def _turned_mask(tops: Sequence[Box], image_to_table: FloatArray, frame_shape: t
         top = _points(_points(base, top_to_image), image_to_table)  # the top face's circle, seen on the table
         place = (np.vstack([base, top]) - origin) * PX_PER_MM
         cv2.fillConvexPoly(mask, cv2.convexHull(np.round(place).astype(np.int32)), 255)
-    room = max(1, round(DIE_ROOM_MM * PX_PER_MM))
-    return np.asarray(cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * room + 1,) * 2)))
+    return _with_room(mask)
 
 
 def _skin(occluders: Image | None, frame_shape: tuple[int, ...], to_bare: FloatArray, size: tuple[int, int]
