@@ -201,9 +201,10 @@ def _turned_mask(tops: Sequence[Box], image_to_table: FloatArray, frame_shape: t
     under = _points(centres, np.asarray(np.linalg.inv(top_to_image), np.float64))
     turn = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = np.column_stack([np.cos(turn), np.sin(turn)]) * (DIE_MM / np.sqrt(2.0))
+    seen_on_table = np.asarray(image_to_table @ top_to_image, np.float64)  # via the camera
     for centre in under:
         base = ring + centre
-        top = _points(_points(base, top_to_image), image_to_table)  # the top face's circle, seen on the table
+        top = _points(base, seen_on_table)
         place = (np.vstack([base, top]) - origin) * PX_PER_MM
         cv2.fillConvexPoly(mask, cv2.convexHull(np.round(place).astype(np.int32)), 255)
     return _with_room(mask)
@@ -385,12 +386,12 @@ def look(
     way each is turned (`_turned_mask`), not their whole-die boxes."""
     if looked is not None:
         bare = _around(bare, looked)
-    to_bare = _to_bare(np.asarray(image_to_table, np.float64), bare.origin)
+    i2t = np.asarray(image_to_table, np.float64)
+    to_bare = _to_bare(i2t, bare.origin)
     moved = changed(bare, frame, image_to_table)
     if tops is None:
         free = _dice_mask(dice, to_bare, bare.size) == 0
     else:
-        i2t = np.asarray(image_to_table, np.float64)
         free = _turned_mask(tops, i2t, frame.shape, bare.origin, bare.size) == 0
     unread = moved & free
     pieces = _pieces(unread)
