@@ -978,7 +978,10 @@ class _BareSource:
             if unmoved:
                 fills.append(bare.Earlier(e.frame, moved, [d.extent for d in e.dice], unmoved))
         boxes = [d.extent for d in self.dice]
-        return bare.learn(self.frame, self.image_to_table, self.outlines, boxes, self.hands, earlier=fills)
+        tops = [d.box for d in self.dice] if all(d.whole is not None for d in self.dice) else None
+        return bare.learn(
+            self.frame, self.image_to_table, self.outlines, boxes, self.hands, earlier=fills, tops=tops
+        )
 
     def on_map(self) -> int:
         """How many dice stand on the knight locations."""

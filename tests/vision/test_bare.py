@@ -43,14 +43,14 @@ def table_image(seed: int = 3) -> np.ndarray:
     return cv2.GaussianBlur(img, (0, 0), 1.2)
 
 
-def with_die(img: np.ndarray, x: int, y: int, body: tuple[int, int, int], pips: tuple[int, int, int]
-             ) -> tuple[np.ndarray, tuple[float, float, float, float]]:
-    """A 16 mm die (32 px) with five pips drawn at (x, y), and its box."""
+def with_die(img: np.ndarray, x: int, y: int, body: tuple[int, int, int], pips: tuple[int, int, int], *,
+             pip_px: int = 3) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """A 16 mm die (32 px) with five pips (radius `pip_px`) drawn at (x, y), and its box."""
     out = img.copy()
     side = round(16 / MM_PER_PX)
     cv2.rectangle(out, (x, y), (x + side, y + side), body, -1, cv2.LINE_AA)
     for dx, dy in ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)):
-        cv2.circle(out, (int(x + dx * side), int(y + dy * side)), 3, pips, -1, cv2.LINE_AA)
+        cv2.circle(out, (int(x + dx * side), int(y + dy * side)), pip_px, pips, -1, cv2.LINE_AA)
     return out, (x, y, x + side, y + side)
 
 
@@ -138,6 +138,35 @@ def test_a_die_between_dice_read_from_above_is_not_hidden_by_their_whole_die_box
     assert bare.look(learned, frame, I2T, read).locations == frozenset()  # covered by its neighbours' boxes
     assert bare.look(learned, frame, I2T, read, tops=[tops[0], tops[2]]).locations == {"T01"}
     assert bare.look(learned, frame, I2T, whole, tops=tops).locations == frozenset()
+
+
+def test_a_die_of_the_castle_s_own_colour_is_seen_by_its_pips_alone() -> None:
+    def black_castle() -> np.ndarray:
+        img = table_image()
+        cv2.fillPoly(img, [np.round(OUTLINES["K1"]).astype(np.int32)], (45, 45, 50), cv2.LINE_AA)
+        return img
+
+    learned = bare.learn(noisy(black_castle(), 1), I2T, OUTLINES, [])
+    assert bare.look(learned, noisy(black_castle(), 5), I2T, []).locations == frozenset()
+    # a black die with 1 mm pips: its body is the print's, its pips change a sixth of the squares around them
+    frame, box = with_die(black_castle(), 580, 280, (40, 40, 44), (235, 235, 235), pip_px=2)
+    assert bare.look(learned, noisy(frame, 4), I2T, []).locations == {"K1"}
+    assert bare.look(learned, noisy(frame, 4), I2T, [box]).locations == frozenset()
+
+
+def test_a_set_up_die_read_from_above_hides_only_its_place_from_the_bare_look() -> None:
+    frame, top = with_die(table_image(), 580, 280, (60, 200, 60), (250, 250, 250))
+    x0, y0, x1, y1 = top
+    whole = (x0 - 20, y0 - 20, x1 + 20, y1 + 20)  # the box of the whole die, any turn, its side faces
+    by_box = bare.learn(noisy(frame, 1), I2T, OUTLINES, [whole])
+    by_place = bare.learn(noisy(frame, 1), I2T, OUTLINES, [whole], tops=[top])
+    inside = (round(x0 * MM_PER_PX - by_box.origin[0]) + 8, round(y0 * MM_PER_PX - by_box.origin[1]) + 8)
+    beside = (inside[0] + 16, inside[1] - 12)  # in the whole-die box's corner, beyond the die's place
+    for x, y in (inside, beside):
+        assert by_box.hidden[y, x] and not by_box.known[y, x]
+    assert by_place.hidden[inside[1], inside[0]]
+    assert by_place.known[beside[1], beside[0]] and not by_place.hidden[beside[1], beside[0]]
+    assert by_place.hidden.sum() < 0.6 * by_box.hidden.sum()
 
 
 def test_a_camera_moved_since_the_bare_look_changes_nothing(learned: bare.BareTable) -> None:
