@@ -403,15 +403,29 @@ def decode(maps: npt.NDArray[np.float32], detect: float = CANDIDATE) -> list[_Fo
     probs = (e / e.sum(axis=0)).astype(np.float32).T
     sizes = np.exp(np.minimum(8.0, at[7:9]))
     centres = (np.stack([xs, ys]) + _sigmoid(maps[9:11, ys, xs]).astype(np.float64)) * STRIDE
-    corners = np.concatenate([centres - sizes / 2, centres + sizes / 2]).T.tolist()
+    corners = np.concatenate([centres - sizes / 2, centres + sizes / 2]).T
+    overlapping = _ious(corners) > 0.5
     scores = heat[ys, xs].tolist()
     found: list[_Found] = []
-    for k, (x0, y0, x1, y1) in enumerate(corners):
-        box = (x0, y0, x1, y1)
-        if any(iou(box, f.box) > 0.5 for f in found):
+    dropped = np.zeros(len(scores), bool)
+    for k, (x0, y0, x1, y1) in enumerate(corners.tolist()):
+        if dropped[k]:
             continue
-        found.append(_Found(box, scores[k], probs[k]))
+        found.append(_Found((x0, y0, x1, y1), scores[k], probs[k]))
+        dropped |= overlapping[k]
     return found
+
+
+def _ious(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """`iou` of every pair of `boxes` (n x 4), as an n x n matrix."""
+    x0, y0, x1, y1 = (boxes[:, i] for i in range(4))
+    ix = np.maximum(0.0, np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]))
+    iy = np.maximum(0.0, np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]))
+    inter = ix * iy
+    area = (x1 - x0) * (y1 - y0)
+    union = area[:, None] + area[None] - inter
+    out: npt.NDArray[np.float64] = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return out
 
 
 def _scale_for(shape: tuple[int, ...], die_px: float | None, mask: npt.NDArray[np.uint8] | None) -> float:

@@ -339,3 +339,16 @@ def test_the_finder_s_input_is_the_view_resized_then_padded_with_its_edges(
     near_one = abs(scale - 1.0) <= 0.02
     assert (h, w) == (sides if near_one else (round(sides[0] * scale), round(sides[1] * scale)))
     assert k == {0.4: 2, 0.3: 3}.get(scale, 1)
+
+
+def test_the_finder_s_peaks_keep_the_strongest_of_boxes_overlapping_by_more_than_half() -> None:
+    maps = np.full((11, 20, 20), -10.0, np.float32)
+    maps[7:9] = np.log(30.0)  # every box 30 x 30 input px, centred in its cell (cells 4 px)
+    maps[9:11] = 0.0
+    for (y, x), logit in {(5, 5): 3.0, (5, 7): 2.0, (5, 11): 1.0, (15, 15): 0.5}.items():
+        maps[0, y, x] = logit  # (5, 7)'s box overlaps (5, 5)'s by 0.58; (5, 11)'s by 0.11
+    found = dice_module.decode(maps)
+    assert [round(f.score, 3) for f in found] == [0.953, 0.731, 0.622]
+    boxes = np.array([f.box for f in found] + [(0.0, 0.0, 0.0, 0.0)])
+    pairwise = dice_module._ious(boxes)
+    assert all(pairwise[i, j] == dice_module.iou(boxes[i], boxes[j]) for i in range(4) for j in range(4))
