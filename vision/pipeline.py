@@ -978,9 +978,9 @@ class _BareSource:
             if unmoved:
                 fills.append(bare.Earlier(e.frame, moved, [d.extent for d in e.dice], unmoved))
         boxes = [d.extent for d in self.dice]
-        tops = [d.box for d in self.dice] if all(d.whole is not None for d in self.dice) else None
         return bare.learn(
-            self.frame, self.image_to_table, self.outlines, boxes, self.hands, earlier=fills, tops=tops
+            self.frame, self.image_to_table, self.outlines, boxes, self.hands, earlier=fills,
+            tops=_tops(self.dice),
         )
 
     def on_map(self) -> int:
@@ -1063,12 +1063,17 @@ def _doubted(
     dice = knights.dice
     plain = [d.location is not None and not is_castle(d.location) for d in dice]
     boxes = [d.extent for d in dice]
-    tops = [d.box for d in dice] if all(d.whole is not None for d in dice) else None  # read from above
     unread = bare.look(
-        table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands, tops=tops
+        table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands, tops=_tops(dice)
     )
     phantoms = {loc for k in unread.phantoms if (loc := dice[k].location) is not None}
     return doubt(knights, unread.locations | phantoms), unread.blind - phantoms
+
+
+def _tops(dice: Sequence[DieOnTable]) -> list[tuple[int, int, int, int]] | None:
+    """The dice's top faces' boxes when every one was read from above (`vision.bare` then takes each die's
+    place whichever way it is turned), else None (their whole-die boxes stand for them)."""
+    return [d.box for d in dice] if all(d.whole is not None for d in dice) else None
 
 
 def blurred(sharpness: Sharpness) -> str:
