@@ -74,7 +74,8 @@ dice on the black castle, which the wider blind spot had happened to cover, went
 `CASTLE_DENSITY` as well, on those and two more sets (9153 locations), silently wrong went 5 -> 3 (a
 white die missed on the white castle and a black one on the black castle now asked; left: another such
 black one, and two dice named the wrong player) and knights right +14 locations; a castle density of 0.1
-caught no more and cost 40.
+caught no more and cost 40. On the realism bench's held-out kinds the two did not carry over: silently
+wrong rose by a location or two per group (docs/realism-bench.md, the latest full run).
 
 What it cannot see: a die the colour of the print under it whose pips are too small to change
 `CASTLE_DENSITY` of a square (a black 1 or 2 among black dice on the black castle).
