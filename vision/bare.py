@@ -139,6 +139,7 @@ class BareTable:
     skin: npt.NDArray[np.bool_]  # skin-coloured in the bare look (tile art, the table): never a hand
     sample: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]  # known pixels to fit the light on
     hidden: npt.NDArray[np.bool_]  # on a tile, in frame, never seen bare: a die stood there (`blind`)
+    castle: npt.NDArray[np.bool_]  # on a castle (`CASTLE_DENSITY`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +300,7 @@ def learn(
     return BareTable(
         origin, size, lab, known, places, ids, np.asarray(cv2.dilate(lab, kernel), np.float32),
         np.asarray(cv2.erode(lab, kernel), np.float32), edges, _skin(occluders, frame.shape, to_bare, size),
-        (ys[pick], xs[pick]), hidden,
+        (ys[pick], xs[pick]), hidden, np.array([False] + [is_castle(loc) for loc in ids])[places],
     )
 
 
@@ -383,8 +384,7 @@ def changed(bare: BareTable, frame: Image, image_to_table: npt.ArrayLike) -> npt
     light = (off[..., 0] > LIGHT_DELTA) & edgy
     mask = ((colour | light) & seen).astype(np.uint8)
     density = cv2.blur(mask.astype(np.float32), (round(WINDOW_MM * PX_PER_MM),) * 2)
-    castle = np.array([False] + [is_castle(loc) for loc in bare.ids])[bare.places]
-    return np.asarray((density >= np.where(castle, CASTLE_DENSITY, DENSITY)) & seen)
+    return np.asarray((density >= np.where(bare.castle, CASTLE_DENSITY, DENSITY)) & seen)
 
 
 def look(
@@ -527,7 +527,7 @@ def _around(bare: BareTable, locations: Collection[str]) -> BareTable:
     return BareTable(
         origin, (x1 - x0, y1 - y0), bare.lab[cut], bare.known[cut], bare.places[cut], bare.ids,
         bare.high[cut], bare.low[cut], bare.edges[cut], bare.skin[cut], (sy[inside] - y0, sx[inside] - x0),
-        bare.hidden[cut],
+        bare.hidden[cut], bare.castle[cut],
     )
 
 
