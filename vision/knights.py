@@ -484,6 +484,26 @@ def find_dice(
     return list(reader(image, region=region, calibration=None, **extra))
 
 
+def expected_die(
+    image: Image, polygons: Mapping[str, Polygon], location: str, image_to_table: Homography
+) -> list[Any]:
+    """The die known to stand on `location` (box setup asks for one on each castle), read from above where
+    `find_dice` reported none: the strongest candidate there with a die score of `vision.dice.EXPECTED_DIE`,
+    unsure (`vision.dice.read_expected`), when its place lies on `location` of `polygons`; else none."""
+    from vision.dice import read_expected
+
+    locs = _knight_locations(polygons)
+    if location not in locs:
+        raise ValueError(f"no knight location {location!r} among the polygons ({sorted(locs)})")
+    key = tuple(locs[k].tobytes() for k in sorted(locs))
+    view = _view_from_above(image.shape[:3], np.asarray(image_to_table, np.float64).tobytes(), key)
+    found = read_expected(image, view, _region_from_above(view, (locs[location].tobytes(),)))
+    places = [d.where for d in found]
+    centres = [((d.box[0] + d.box[2]) / 2.0, (d.box[1] + d.box[3]) / 2.0) for d in found]
+    where = assign_to_locations(centres, locs, image_to_table, table_points=np.asarray(places, np.float64))
+    return [d for d, place in zip(found, where, strict=True) if place == location]
+
+
 # A camera on its stand sees the same outlines under the same homography frame after frame: the view from
 # above and its regions are kept (keyed by the arrays' bytes).
 @functools.lru_cache(maxsize=2)

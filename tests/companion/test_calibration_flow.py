@@ -166,6 +166,41 @@ def test_a_die_read_again_over_its_side_face_is_not_measured() -> None:
     assert len(found[R].measurement["faces"]) == 1 and found[R].measurement == once[R].measurement
 
 
+def test_a_castle_die_the_reader_did_not_report_is_measured_as_the_die_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Box setup asks for one die on each castle: where the reader reported none (a kind of die its networks
+    never met can score under its floor on its own colour's print), the castle's likeliest die is measured,
+    as a die the reader is unsure of; a bare castle still has no die."""
+    import dataclasses
+
+    import vision.knights
+
+    camera = SyntheticCamera({"K1": {R: 1}, "K2": {B: 1}})  # nobody put a die on K3
+    knights = camera.result.knights
+    unreported = dataclasses.replace(knights, dice=tuple(d for d in knights.dice if d.location != "K1"))
+    result = dataclasses.replace(camera.result, knights=unreported)
+    castles = {"K1": R, "K2": B, "K3": Y}
+    asked: list[str] = []
+    expected = vision.knights.expected_die
+
+    def spy(image: Any, polygons: Any, location: str, image_to_table: Any) -> list[Any]:
+        asked.append(location)
+        return expected(image, polygons, location, image_to_table)
+
+    monkeypatch.setattr(vision.knights, "expected_die", spy)
+    found, notes = samples_on_castles(camera.image, result, castles)
+    assert sorted(asked) == ["K1", "K3"]  # only where the reader reported no die
+    assert found[R].state is ColourState.MEASURED and found[B].state is ColourState.MEASURED
+    assert found[Y].state is ColourState.NO_DIE and notes == ["no die on the yellow castle (K3)"]
+    die = expected(camera.image, result.map.polygons, "K1", result.map.image_to_table)[0]
+    assert die.unsure and die.where is not None
+    truth = next(d for d in knights.dice if d.location == "K1")
+    assert die.box[0] < (truth.box[0] + truth.box[2]) / 2 < die.box[2]  # the die that stands there
+    monkeypatch.setattr(vision.knights, "expected_die", lambda *_a: [])
+    assert samples_on_castles(camera.image, result, castles)[0][R].state is ColourState.NO_DIE
+
+
 def test_without_a_camera_the_box_setup_says_so(tmp_path: Path) -> None:
     p = BoxSetupPresenter(CatalogueBox(tmp_path))
     p.start_calibration()
