@@ -115,7 +115,7 @@ def samples_on_castles(
             else:  # no sentence: players who lay out only their own castles would hear it for every other
                 out.setdefault(colour, DieSample(ColourState.NOT_ON_MAP))
             continue
-        dice = _on_castle(image, knights, view, castle)
+        dice = _on_castle(image, result, view, castle)
         # Measured: the dice the reader is sure of, when there are any. A die it is unsure of beside them is
         # often one of them read again over its side face, in the shade, which would teach a white die grey.
         dice = [d for d in dice if not d.unsure] or dice
@@ -140,13 +140,15 @@ def samples_on_castles(
     return out, notes
 
 
-def _on_castle(image: Any, knights: Any, view: Any, castle: str) -> list[Any]:
+def _on_castle(image: Any, result: Any, view: Any, castle: str) -> list[Any]:
     """The dice the reader read on `castle`; when none, the die box setup asks to stand there, if the dice
     networks give anything there the score of one (`vision.knights.expected_die`: a kind of die they never
-    met can score too low on its own colour's print to be reported unprompted)."""
-    dice = [d for d in knights.dice if d.location == castle]
+    met can score too low on its own colour's print to be reported unprompted), unless a hand is over the
+    castle (a knuckle is no die)."""
+    dice = [d for d in result.knights.dice if d.location == castle]
     i2t = getattr(view, "image_to_table", None)
-    if dice or i2t is None or castle not in getattr(view, "polygons", {}):
+    hands = set(getattr(result, "occluded", ())) | set(getattr(result.knights, "occluded", ()))
+    if dice or i2t is None or castle in hands or castle not in getattr(view, "polygons", {}):
         return dice
     from vision.knights import expected_die
 

@@ -197,6 +197,10 @@ def test_a_castle_die_the_reader_did_not_report_is_measured_as_the_die_asked_for
     assert die.unsure and die.where is not None
     truth = next(d for d in knights.dice if d.location == "K1")
     assert die.box[0] < (truth.box[0] + truth.box[2]) / 2 < die.box[2]  # the die that stands there
+    asked.clear()
+    under_a_hand = dataclasses.replace(result, occluded=frozenset({"K1"}))
+    assert samples_on_castles(camera.image, under_a_hand, castles)[0][R].state is ColourState.NO_DIE
+    assert asked == ["K3"]  # a knuckle over a castle is no die
     monkeypatch.setattr(vision.knights, "expected_die", lambda *_a: [])
     assert samples_on_castles(camera.image, result, castles)[0][R].state is ColourState.NO_DIE
 
