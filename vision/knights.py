@@ -29,7 +29,7 @@ import inspect
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import cv2
 import numpy as np
@@ -47,6 +47,9 @@ from vision.framecolours import name_together
 from vision.geometry import mean_radius
 from vision.tags import DIE_MM, TILE_ACROSS_FLATS_MM
 from vision.topview import FACE_BOX, TopView
+
+if TYPE_CHECKING:
+    from vision.dice import DieReading
 
 Image = npt.NDArray[np.uint8]
 Polygon = npt.NDArray[np.float64]  # Nx2, image pixels
@@ -486,7 +489,7 @@ def find_dice(
 
 def expected_die(
     image: Image, polygons: Mapping[str, Polygon], location: str, image_to_table: Homography
-) -> list[Any]:
+) -> list[DieReading]:
     """The die known to stand on `location` (box setup asks for one on each castle), read from above where
     `find_dice` reported none: the strongest candidate there with a die score of `vision.dice.EXPECTED_DIE`,
     unsure (`vision.dice.read_expected`), when its place lies on `location` of `polygons`; else none."""
