@@ -56,3 +56,11 @@ def test_a_die_the_reader_is_sure_of_is_still_asked_when_read_as_the_expected_on
     seen += [_candidate((40.0, 40.0), 0.99)]
     (die,) = dice.read_expected(np.zeros((1080, 1920, 3), np.uint8), _view())
     assert die.unsure
+
+
+def test_a_location_not_on_the_map_is_refused_by_name() -> None:
+    from vision.knights import expected_die
+
+    outline = np.array([[0.0, 0.0], [480.0, 0.0], [480.0, 480.0], [0.0, 480.0]])
+    with pytest.raises(ValueError, match="'K7'"):
+        expected_die(np.zeros((1080, 1920, 3), np.uint8), {"K1": outline}, "K7", IMAGE_TO_TABLE)
