@@ -7,15 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import dice, topview
+from vision import dice
 
-SCALE = 4.0  # frame px per table mm, the camera straight above
-IMAGE_TO_TABLE = np.array([[1.0 / SCALE, 0.0, 0.0], [0.0, 1.0 / SCALE, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _view() -> topview.TopView:
-    outline = np.array([[0.0, 0.0], [480.0, 0.0], [480.0, 480.0], [0.0, 480.0]])  # frame px
-    return topview.above((1080, 1920, 3), IMAGE_TO_TABLE, [outline])
+from .test_stated_values import IMAGE_TO_TABLE, SCALE, _view  # the camera straight above a 480 px square
 
 
 def _candidate(where: tuple[float, float], die_score: float) -> dice.Seen:
