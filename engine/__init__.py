@@ -77,7 +77,7 @@ from engine.hexgrid import Hex
 from engine.history import History
 from engine.maps import Board, default_board
 from engine.playout import play_on, random_config, random_playout
-from engine.reading import TableReading
+from engine.reading import Doubt, TableReading
 from engine.reconcile import reconcile
 from engine.rulebook import Rule
 from engine.rules import (
@@ -119,6 +119,7 @@ __all__ = [
     "DiceSource",
     "DiscardCard",
     "DiscardRandom",
+    "Doubt",
     "EndTurn",
     "EngineError",
     "Equalise",

@@ -2,13 +2,15 @@
 
 Produced by `vision` (the stable reading after its flicker filter), used by `engine.reconcile` and the app.
 Location keys are tile ids (`T07`, `K3`); a location that is absent holds no knights as far as the camera saw.
-Locations in `unsure` were not seen well enough (occluded, blurred) and are not evidence for anything (R80).
+Locations in `unsure` were not seen well enough (occluded, blurred) and are not evidence for anything (R80);
+`doubts` says why, for those the camera can tell (`Doubt`), so the players know what to do about it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from types import MappingProxyType
 from typing import Any, TypeGuard
 
@@ -24,6 +26,37 @@ VERSION = 1
 _EMPTY_COUNTS: Mapping[Colour, int] = MappingProxyType({})
 
 
+class Doubt(Enum):
+    """Why the camera does not vouch for a location's knights. Declared most useful to the players first: a
+    location with several doubts keeps the first (`Doubt.first`)."""
+
+    HAND = "hand"  # a hand or arm over it
+    OUT_OF_VIEW = "out of view"  # not in the frame
+    UNMEASURED = "unmeasured"  # a die of a player whose dice the camera has not measured yet
+    STRANGER = "stranger"  # a die on a castle that looks like another player's
+    COLOUR = "colour"  # a die whose player the camera cannot tell
+    PIPS = "pips"  # a die whose pips the camera cannot read surely
+    UNREAD = "unread"  # something there that the dice read do not account for
+    NEVER_BARE = "never bare"  # a spot never seen without dice, with none read there now
+    CHANGING = "changing"  # a change the camera has not yet seen for long enough
+
+    @staticmethod
+    def first(*doubts: Doubt | None) -> Doubt | None:
+        """The most useful of `doubts` to tell the players (None when there is none)."""
+        order = list(Doubt)
+        present = [d for d in doubts if d is not None]
+        return min(present, key=order.index) if present else None
+
+
+def merge_doubts(*many: Mapping[str, Doubt]) -> dict[str, Doubt]:
+    """Per location, the most useful doubt of any of `many`."""
+    out: dict[str, Doubt] = {}
+    for doubts in many:
+        for loc, doubt in doubts.items():
+            out[loc] = Doubt.first(out.get(loc), doubt) or doubt
+    return out
+
+
 def _is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -37,6 +70,7 @@ class TableReading:
     artefacts: Mapping[str, bool] = field(default_factory=dict)
     unsure: frozenset[str] = frozenset()
     frame_index: int = 0
+    doubts: Mapping[str, Doubt] = field(default_factory=dict)  # why, for locations in `unsure`
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -83,12 +117,14 @@ class TableReading:
             unsure = frozenset()
         if not _is_int(self.frame_index) or self.frame_index < 0:
             problems.append(f"frame_index must be a whole number >= 0, got {self.frame_index!r}")
+        doubts = _checked_doubts(self.doubts, frozenset(unsure), problems)
         if problems:
             raise ReadingError("table reading is malformed:\n  - " + "\n  - ".join(problems))
         object.__setattr__(self, "tiles", MappingProxyType(dict(sorted(tiles.items()))))
         object.__setattr__(self, "knights", MappingProxyType(dict(sorted(knights.items()))))
         object.__setattr__(self, "artefacts", MappingProxyType(dict(sorted(artefacts.items()))))
         object.__setattr__(self, "unsure", frozenset(unsure))
+        object.__setattr__(self, "doubts", MappingProxyType(dict(sorted(doubts.items()))))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TableReading):
@@ -97,20 +133,21 @@ class TableReading:
                 and {k: dict(v) for k, v in self.knights.items()}
                 == {k: dict(v) for k, v in other.knights.items()}
                 and dict(self.artefacts) == dict(other.artefacts) and self.unsure == other.unsure
-                and self.frame_index == other.frame_index)
+                and self.frame_index == other.frame_index and dict(self.doubts) == dict(other.doubts))
 
     def __hash__(self) -> int:
         return hash((tuple(self.tiles.items()),
                      tuple((k, tuple(v.items())) for k, v in self.knights.items()),
-                     tuple(self.artefacts.items()), self.unsure, self.frame_index))
+                     tuple(self.artefacts.items()), self.unsure, self.frame_index, tuple(self.doubts.items())))
 
     def __repr__(self) -> str:
         tiles = "{" + ", ".join(f"Hex({h.q}, {h.r}): {t!r}" for h, t in self.tiles.items()) + "}"
         knights = "{" + ", ".join(
             f"{loc!r}: {{" + ", ".join(f"{c!r}: {n}" for c, n in v.items()) + "}"
             for loc, v in self.knights.items()) + "}"
+        doubts = "{" + ", ".join(f"{loc!r}: {d}" for loc, d in self.doubts.items()) + "}"
         return (f"TableReading(tiles={tiles}, knights={knights}, artefacts={dict(self.artefacts)!r}, "
-                f"unsure=frozenset({sorted(self.unsure)!r}), frame_index={self.frame_index})")
+                f"unsure=frozenset({sorted(self.unsure)!r}), frame_index={self.frame_index}, doubts={doubts})")
 
     # --- queries ----------------------------------------------------------------------------------
     def knights_at(self, location: str) -> Mapping[Colour, int]:
@@ -123,6 +160,10 @@ class TableReading:
 
     def is_sure(self, location: str) -> bool:
         return location not in self.unsure
+
+    def doubt(self, location: str) -> Doubt | None:
+        """Why `location` is unsure, when the camera could tell; None for a sure location or no reason."""
+        return self.doubts.get(location)
 
     def problems_against(self, catalogue: Catalogue) -> list[str]:
         """Ids the reading uses that the box does not have, and knights on lakes (lakes hold no knights)."""
@@ -154,6 +195,7 @@ class TableReading:
             "knights": {loc: {c.value: n for c, n in v.items()} for loc, v in self.knights.items()},
             "artefacts": dict(self.artefacts),
             "unsure": sorted(self.unsure),
+            "doubts": {loc: d.value for loc, d in self.doubts.items()},
         }
 
     @staticmethod
@@ -198,6 +240,38 @@ class TableReading:
             problems.append(f"'unsure' must be a list of location ids, got {unsure!r}")
             unsure = []
         frame_index = obj.get("frame_index", 0)
+        doubts = _parsed_doubts(obj.get("doubts", {}), problems)
         if problems:
             raise ReadingError("table reading is malformed:\n  - " + "\n  - ".join(problems))
-        return TableReading(tiles, knights, dict(artefacts), frozenset(unsure), frame_index)
+        return TableReading(tiles, knights, dict(artefacts), frozenset(unsure), frame_index, doubts)
+
+
+def _checked_doubts(doubts: object, unsure: frozenset[str], problems: list[str]) -> dict[str, Doubt]:
+    """`doubts` when it maps locations of `unsure` to a `Doubt` each; else the problems, noted."""
+    if not isinstance(doubts, Mapping):
+        problems.append(f"doubts: must map unsure location ids to a Doubt, got {doubts!r}")
+        return {}
+    out: dict[str, Doubt] = {}
+    for loc, doubt in doubts.items():
+        if not isinstance(doubt, Doubt):
+            problems.append(f"doubts: {loc!r} -> {doubt!r} is not a Doubt")
+        elif loc not in unsure:
+            problems.append(f"doubts: {loc!r} has a doubt ({doubt.value}) but is not unsure")
+        else:
+            out[loc] = doubt
+    return out
+
+
+def _parsed_doubts(raw: object, problems: list[str]) -> dict[str, Doubt]:
+    """The JSON form of `TableReading.doubts` ({location: doubt's value}) parsed, problems noted."""
+    if not isinstance(raw, Mapping):
+        problems.append(f"'doubts' must map location ids to a doubt, got {raw!r}")
+        return {}
+    out: dict[str, Doubt] = {}
+    for loc, value in raw.items():
+        try:
+            out[str(loc)] = Doubt(value)
+        except ValueError:
+            known = ", ".join(repr(d.value) for d in Doubt)
+            problems.append(f"doubts: {loc!r} -> unknown doubt {value!r} (known: {known})")
+    return out

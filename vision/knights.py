@@ -16,7 +16,7 @@ where that player's are: `vision.pipside`);
 its knights are its pips.
 
 A location is *unsure* when a die on it has a colour no calibration accepts, pips the reader is unsure of, or
-a sure neighbour too close to it; *occluded* when the occluder mask (a hand, an arm) covers more than
+a sure neighbour too close to it (`KnightsReading.doubts` says which, `engine.reading.Doubt`); *occluded* when the occluder mask (a hand, an arm) covers more than
 `max_occluded` of its polygon.
 """
 
@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
+from engine.reading import Doubt, merge_doubts
 from vision import pipside, topview
 from vision.calibration import (
     ColourCalibration,
@@ -106,6 +107,15 @@ class DieOnTable:
     whole: Box | None = None  # read from above: where the whole die can show (`box` is its top face's)
 
     @property
+    def doubt(self) -> Doubt | None:
+        """Why this die's knights are not counted surely: its player (never measured, or not told), then its
+        pips; None for a die read surely."""
+        colour = None
+        if self.colour is None:
+            colour = Doubt.UNMEASURED if self.colour_match.stand_in else Doubt.COLOUR
+        return Doubt.first(colour, Doubt.PIPS if self.unsure else None)
+
+    @property
     def extent(self) -> Box:
         """The whole die's box in the frame."""
         return self.box if self.whole is None else self.whole
@@ -119,6 +129,7 @@ class DieOnTable:
             "location": self.location,
             "confidence": round(self.confidence, 3),
             "unsure": self.unsure,
+            "doubt": None if self.doubt is None else self.doubt.value,
         }
 
 
@@ -130,7 +141,11 @@ class KnightsReading:
     dice: tuple[DieOnTable, ...]
     seen: frozenset[str]
     occluded: frozenset[str]
-    unsure: frozenset[str]
+    doubts: Mapping[str, Doubt]  # the unsure locations, each with why
+
+    @property
+    def unsure(self) -> frozenset[str]:
+        return frozenset(self.doubts)
 
 
 def _to_table(points: npt.ArrayLike, homography: Homography | None) -> npt.NDArray[np.float64]:
@@ -547,23 +562,26 @@ def tally(dice: Iterable[DieOnTable], seen: Iterable[str], occluded: Iterable[st
     dice = tuple(dice)
     seen = frozenset(seen)
     knights: dict[str, dict[Colour, int]] = {}
-    unsure: set[str] = set()
+    doubts: list[dict[str, Doubt]] = []
     for die in dice:
         if die.location is None:
             continue
-        if die.colour is None or die.unsure:
-            unsure.add(die.location)
-            continue
-        per = knights.setdefault(die.location, {})
-        per[die.colour] = per.get(die.colour, 0) + die.value
+        why = die.doubt
+        if why is not None:
+            doubts.append({die.location: why} if die.location in seen else {})
+        elif die.colour is not None:  # always, with no doubt
+            per = knights.setdefault(die.location, {})
+            per[die.colour] = per.get(die.colour, 0) + die.value
     return KnightsReading(
-        knights=knights, dice=dice, seen=seen, occluded=frozenset(occluded), unsure=frozenset(unsure & seen)
+        knights=knights, dice=dice, seen=seen, occluded=frozenset(occluded), doubts=merge_doubts(*doubts)
     )
 
 
-def doubt(reading: KnightsReading, locations: Collection[str]) -> KnightsReading:
-    """`reading` with `locations` (those it saw) flagged unsure too."""
-    return dataclasses.replace(reading, unsure=reading.unsure | (frozenset(locations) & reading.seen))
+def doubt(reading: KnightsReading, locations: Collection[str], why: Doubt) -> KnightsReading:
+    """`reading` with `locations` (those it saw) flagged unsure too, for `why` (unless flagged for a more
+    useful reason already)."""
+    more = {loc: why for loc in locations if loc in reading.seen}
+    return dataclasses.replace(reading, doubts=merge_doubts(reading.doubts, more))
 
 
 def merged(kept: KnightsReading, fresh: KnightsReading, looked: Collection[str]) -> KnightsReading:

@@ -74,7 +74,7 @@ import numpy.typing as npt
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
-from engine.reading import TableReading
+from engine.reading import Doubt, TableReading, merge_doubts
 from vision import bare
 from vision.artefacts import ArtefactObservation, ArtefactTracker
 from vision.bare import BareTable
@@ -557,16 +557,18 @@ class TableReader:
             occluded=frozenset(occluded_all & knights.seen),
             busy=busy,
             artefacts=arts.sides,
-            unsure=frozenset(knights.unsure & knights.seen),
+            doubts=_seen_doubts(knights),
         )
         table = self.stabilizer.update(obs)
         self._last = _to_reading(table)
+        doubts = merge_doubts(dict.fromkeys(occluded_all, Doubt.HAND), knights.doubts)
         raw = TableReading(
             tiles=tiles,
             knights=knights.knights,
             artefacts=dict(arts.sides),
-            unsure=frozenset(knights.unsure | occluded_all),
+            unsure=frozenset(doubts),
             frame_index=max(0, index),
+            doubts=doubts,
         )
         timings["total"] = (time.perf_counter() - t0) * 1000
         result = FrameResult(
@@ -890,7 +892,7 @@ class TableReader:
             occluded=frozenset(),
             busy=False,
             artefacts=dict(raw.artefacts),
-            unsure=frozenset(knights.unsure & knights.seen),
+            doubts=_seen_doubts(knights),
         )
         table = self.stabilizer.update(obs)
         self._last = _to_reading(table)
@@ -898,7 +900,10 @@ class TableReader:
             previous,
             frame_index=index,
             reading=self._last,
-            raw=replace(raw, knights=knights.knights, unsure=knights.unsure, frame_index=max(0, index)),
+            raw=replace(
+                raw, knights=knights.knights, unsure=knights.unsure, doubts=knights.doubts,
+                frame_index=max(0, index),
+            ),
             changed=table.changed,
             knights=knights,
             timings_ms=timings,
@@ -1050,7 +1055,7 @@ def _strangers(knights: KnightsReading, castles: Mapping[str, Colour]) -> Knight
         loc for d in knights.dice
         if (loc := d.location) is not None and loc in castles and d.colour not in (None, castles[loc])
     }
-    return doubt(knights, strange) if strange else knights
+    return doubt(knights, strange, Doubt.STRANGER) if strange else knights
 
 
 def _doubted(
@@ -1067,7 +1072,9 @@ def _doubted(
         table, frame, image_to_table, boxes, looked=looked, plain=plain, occluders=hands, tops=_tops(dice)
     )
     phantoms = {loc for k in unread.phantoms if (loc := dice[k].location) is not None}
-    return doubt(knights, unread.locations | phantoms), unread.blind - phantoms
+    blind = unread.blind - phantoms
+    knights = doubt(knights, (unread.locations - blind) | phantoms, Doubt.UNREAD)
+    return doubt(knights, blind, Doubt.NEVER_BARE), blind
 
 
 def _tops(dice: Sequence[DieOnTable]) -> list[tuple[int, int, int, int]] | None:
@@ -1131,7 +1138,13 @@ def _to_reading(table: StableTable) -> TableReading:
         artefacts=dict(table.artefacts),
         unsure=table.unsure,
         frame_index=max(0, table.frame_index),
+        doubts=table.doubts,
     )
+
+
+def _seen_doubts(knights: KnightsReading) -> dict[str, Doubt]:
+    """`knights`' doubts on the locations it saw."""
+    return {loc: why for loc, why in knights.doubts.items() if loc in knights.seen}
 
 
 def default_map_reader(backend: Any = None) -> MapReader:

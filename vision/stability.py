@@ -39,6 +39,7 @@ from typing import Generic, TypeVar
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
+from engine.reading import Doubt, merge_doubts
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V", bound=Hashable)
@@ -58,7 +59,8 @@ class FrameObservation:
 
     `knights` holds every location seen clearly with at least one die (a clearly seen location missing from
     it is empty). `seen` lists every location whose polygon was in view this frame; `occluded` those of
-    them that had an occluder or an unsure reading. `busy` means a hand or arm is over the board somewhere.
+    them that had an occluder; `doubts` those read but not trusted (a die of unknown colour), each with why:
+    kept, not blocking. `busy` means a hand or arm is over the board somewhere.
     `artefacts` only lists artefacts whose side was determined in this frame.
     """
 
@@ -69,7 +71,11 @@ class FrameObservation:
     occluded: frozenset[str] = frozenset()
     busy: bool = False
     artefacts: Mapping[str, bool] = field(default_factory=dict)
-    unsure: frozenset[str] = frozenset()  # read but not trusted (a die of unknown colour): kept, not blocking
+    doubts: Mapping[str, Doubt] = field(default_factory=dict)
+
+    @property
+    def unsure(self) -> frozenset[str]:
+        return frozenset(self.doubts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +86,12 @@ class StableTable:
     tiles: Mapping[Hex, str]
     knights: Mapping[str, Mapping[Colour, int]]
     artefacts: Mapping[str, bool]
-    unsure: frozenset[str]
+    doubts: Mapping[str, Doubt]  # the locations not vouched for, each with why
     changed: bool
+
+    @property
+    def unsure(self) -> frozenset[str]:
+        return frozenset(self.doubts)
 
 
 @dataclass(slots=True)
@@ -160,7 +170,7 @@ class Stabilizer:
         self._tiles: Hysteresis[Hex, str] = Hysteresis(self.hold_frames)
         self._artefacts: Hysteresis[str, bool] = Hysteresis(self.hold_frames)
         self._frame_index = -1
-        self._occluded: frozenset[str] = frozenset()
+        self._doubts: dict[str, Doubt] = {}
         self._unseen: frozenset[str] = frozenset()
 
     def set_tiles(self, tiles: Mapping[Hex, str]) -> None:
@@ -214,7 +224,7 @@ class Stabilizer:
         # A location we knew about but did not see at all keeps its value and stops counting.
         for loc in set(self._knights.keys()) - obs.seen:
             self._knights.interrupt(loc)
-        self._occluded = obs.occluded | obs.unsure
+        self._doubts = merge_doubts(dict.fromkeys(obs.occluded, Doubt.HAND), obs.doubts)
         self._unseen = frozenset(set(self._knights.keys()) - obs.seen)
 
         # Locations unsure in this frame wait outside the transaction (rule 3); they are listed as unsure.
@@ -242,12 +252,16 @@ class Stabilizer:
     def current(self, *, changed: bool = False) -> StableTable:
         knights = {loc: dict(c) for loc, c in self._knights.stable().items() if c}
         pending = self._knights.pending()
-        unsure = frozenset(pending) | self._occluded | (self._unseen & set(knights))
+        doubts = merge_doubts(
+            self._doubts,
+            dict.fromkeys(self._unseen & set(knights), Doubt.OUT_OF_VIEW),
+            dict.fromkeys(pending, Doubt.CHANGING),
+        )
         return StableTable(
             frame_index=self._frame_index,
             tiles=self._tiles.stable(),
             knights=knights,
             artefacts=self._artefacts.stable(),
-            unsure=unsure,
+            doubts=doubts,
             changed=changed,
         )

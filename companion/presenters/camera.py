@@ -1,6 +1,6 @@
 """The camera panel: the live preview with what was read drawn on it, a status that says what the camera is
 doing in words (and what to do about it), and a summary of the last reading: tiles, knights per player, and
-the places it is unsure of."""
+the places it is unsure of, grouped by why, in words that say what the players can do about it."""
 
 from __future__ import annotations
 
@@ -8,11 +8,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from companion.i18n import Translator
+from companion.i18n import N_, Translator
 from companion.presenters.base import Presenter
 from companion.services import ConfirmedMap, FeedStatus, MapConfirming, ReadingFeed, UiClock
 from companion.status_text import say
 from engine.colours import Colour
+from engine.reading import Doubt
+
+# What the players read for each doubt (`engine.reading.Doubt`), with what they can do about it; None: the
+# camera did not say why.
+DOUBT_WORDS: dict[Doubt | None, str] = {
+    Doubt.HAND: N_("Under a hand: {places}"),
+    Doubt.OUT_OF_VIEW: N_("Out of view: {places}"),
+    Doubt.UNMEASURED: N_("Dice not measured yet (put one alone on its owner's castle): {places}"),
+    Doubt.STRANGER: N_("A die unlike its castle's owner's: {places}"),
+    Doubt.COLOUR: N_("Whose die it is, unclear: {places}"),
+    Doubt.PIPS: N_("A die's pips, unclear: {places}"),
+    Doubt.UNREAD: N_("Something not read as dice: {places}"),
+    Doubt.NEVER_BARE: N_("Never seen empty, so a die may be missed: {places}"),
+    Doubt.CHANGING: N_("Just changed, looking again: {places}"),
+    None: N_("Unsure: {places}"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Unsure:
+    """Places the camera does not vouch for, for one reason (None: it did not say why)."""
+
+    why: Doubt | None
+    places: tuple[str, ...]  # place names, sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +45,7 @@ class ReadSummary:
 
     tiles: int
     knights: tuple[tuple[Colour, int], ...]  # per player, in colour order
-    unsure: tuple[str, ...]  # place names
+    unsure: tuple[Unsure, ...]  # most useful reason first (`Doubt`'s order), the unexplained last
 
     @property
     def total_knights(self) -> int:
@@ -129,8 +153,20 @@ class CameraPresenter(Presenter):
             for c, n in dict(counts).items():
                 per[c] = per.get(c, 0) + int(n)
         knights = tuple((c, per[c]) for c in Colour if per.get(c))
-        unsure = tuple(sorted(self.place_name(loc) for loc in getattr(r, "unsure", ()) or ()))
-        return ReadSummary(len(dict(getattr(r, "tiles", {}) or {})), knights, unsure)
+        return ReadSummary(len(dict(getattr(r, "tiles", {}) or {})), knights, self._unsure(r))
+
+    def unsure_lines(self, summary: ReadSummary) -> list[str]:
+        """One line per reason the camera gave, with its places, for the players to read."""
+        tr = self.tr
+        return [tr(DOUBT_WORDS[u.why]).format(places=", ".join(u.places)) for u in summary.unsure]
+
+    def _unsure(self, reading: Any) -> tuple[Unsure, ...]:
+        doubts = dict(getattr(reading, "doubts", {}) or {})
+        places: dict[Doubt | None, list[str]] = {}
+        for loc in getattr(reading, "unsure", ()) or ():
+            places.setdefault(doubts.get(loc), []).append(self.place_name(loc))
+        order = [*Doubt, None]
+        return tuple(Unsure(why, tuple(sorted(places[why]))) for why in order if why in places)
 
     # ------------------------------------------------------------------------------------- from the feed
 

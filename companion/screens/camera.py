@@ -56,14 +56,8 @@ class CameraScreen(PreviewScreen):
             knights = tr("1 knight") if n == 1 else tr("{n} knights").format(n=n)
             line.add_widget(text(f"{who}: {knights}", "body", size_hint_y=1))
             card.add_widget(line)
-        if summary.unsure:
-            card.add_widget(
-                text(
-                    tr("Unsure: {places}").format(places=", ".join(summary.unsure)),
-                    "body",
-                    color=PALETTE.warn,
-                )
-            )
+        for line in c.unsure_lines(summary):
+            card.add_widget(text(line, "body", color=PALETTE.warn))
         for rgba, words in OUTLINE_KEY:
             line = row(THEME.px(26))
             swatch = Panel(

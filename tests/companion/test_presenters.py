@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from companion.presenters.battle import BattlePresenter, Ritual
-from companion.presenters.camera import CameraPresenter
+from companion.presenters.camera import DOUBT_WORDS, CameraPresenter, Unsure
 from companion.presenters.dice import DicePresenter
 from companion.presenters.history import HistoryPresenter
 from companion.presenters.newgame import MapSource, NewGameConfig, NewGamePresenter
@@ -788,6 +788,50 @@ def test_dice_fairness_is_a_chi_squared_test_over_the_rollers_dice() -> None:
     assert "no sign of a biased die" in d.fairness_sentence(d.fairness())
 
 
+def test_camera_panel_says_why_it_is_unsure_of_each_place_most_useful_first() -> None:
+    """The players read why a place is asked (a hand, a player not measured yet, ...), places grouped per
+    reason, in `Doubt`'s order, a place the camera gave no reason for last; in the table's language."""
+    from companion.i18n import Translator
+    from engine.reading import Doubt, TableReading
+
+    clock = ManualClock()
+    feed = FakeFeed()
+    c = CameraPresenter(feed, clock)
+    c.start()
+    feed.on_reading(
+        TableReading(
+            knights={"T01": {R: 3}},
+            unsure=frozenset({"T01", "T02", "T03", "K1", "T04"}),
+            doubts={"T03": Doubt.COLOUR, "K1": Doubt.UNMEASURED, "T01": Doubt.HAND, "T02": Doubt.COLOUR},
+        )
+    )
+    clock.advance()
+    names = {"T01": "Homelands", "T02": "Fort", "T03": "Abbey", "T04": "Cave", "K1": "Red castle"}
+    c.place_name = names.__getitem__
+    summary = c.summary()
+    assert summary is not None
+    assert summary.unsure == (
+        Unsure(Doubt.HAND, ("Homelands",)),
+        Unsure(Doubt.UNMEASURED, ("Red castle",)),
+        Unsure(Doubt.COLOUR, ("Abbey", "Fort")),
+        Unsure(None, ("Cave",)),
+    )
+    lines = c.unsure_lines(summary)
+    assert lines[0] == "Under a hand: Homelands"
+    assert lines[2] == "Whose die it is, unclear: Abbey, Fort"
+    assert lines[3] == "Unsure: Cave"
+    c.tr = Translator("nl")
+    dutch = c.unsure_lines(summary)
+    assert dutch[0] != lines[0] and dutch[0].endswith("Homelands")
+
+
+def test_every_doubt_has_words_for_the_players() -> None:
+    from engine.reading import Doubt
+
+    assert set(DOUBT_WORDS) == {*Doubt, None}
+    assert all("{places}" in words for words in DOUBT_WORDS.values())
+
+
 def test_camera_panel_says_what_it_is_doing_and_what_it_read() -> None:
     from companion.services import FeedStatus
     from engine.hexgrid import Hex
@@ -809,7 +853,7 @@ def test_camera_panel_says_what_it_is_doing_and_what_it_read() -> None:
     c.place_name = {"T01": "Homelands", "T02": "Fort"}.get  # type: ignore[assignment]
     summary = c.summary()
     assert summary is not None and summary.tiles == 2 and summary.knights == ((R, 4), (B, 1))
-    assert summary.unsure == ("Fort",)
+    assert summary.unsure == (Unsure(None, ("Fort",)),) and c.unsure_lines(summary) == ["Unsure: Fort"]
     assert c.headline() == "Reading the table: 2 tiles and 5 knights seen." and c.tone() == "good"
     feed.on_status(FeedStatus.NO_MAP, "half a board")
     clock.advance()

@@ -404,12 +404,13 @@ def _walk(app: Any, games: Games) -> Iterator[str]:
 
 
 def _reading(session: EngineSession) -> Any:
-    from engine.reading import TableReading
+    from engine.reading import Doubt, TableReading
 
     snap = session.snapshot()
     knights = {t.id: dict(t.knights) for t in snap.tiles if t.knights}
-    unsure = frozenset(t.id for t in snap.tiles[:2])
-    return TableReading(tiles=dict(session.board.tiles), knights=knights, unsure=unsure)
+    unsure = [t.id for t in snap.tiles[:3]]
+    doubts = {unsure[0]: Doubt.HAND, unsure[1]: Doubt.UNMEASURED}  # the third: no reason given
+    return TableReading(tiles=dict(session.board.tiles), knights=knights, unsure=frozenset(unsure), doubts=doubts)
 
 
 def _knight_too_many(session: EngineSession) -> Proposal:
@@ -419,7 +420,7 @@ def _knight_too_many(session: EngineSession) -> Proposal:
     tile = next(t for t in session.snapshot().tiles if t.kind == "territory" and t.knights)
     colour, n = next(iter(tile.knights.items()))
     more = {**reading.knights, tile.id: {**tile.knights, colour: n + 1}}
-    proposal = session.propose(replace(reading, knights=more, unsure=frozenset()))
+    proposal = session.propose(replace(reading, knights=more, unsure=frozenset(), doubts={}))
     assert proposal.is_discrepancy, proposal
     return proposal
 

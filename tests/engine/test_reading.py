@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -10,7 +11,7 @@ from engine.catalogue import load_default_catalogue
 from engine.colours import Colour
 from engine.errors import ReadingError
 from engine.hexgrid import Hex
-from engine.reading import TableReading
+from engine.reading import Doubt, TableReading, merge_doubts
 
 R, B = Colour.RED, Colour.BLUE
 
@@ -20,8 +21,9 @@ def _reading() -> TableReading:
         tiles={Hex(0, 0): "K1", Hex(1, 0): "T07", Hex(2, 0): "L1"},
         knights={"K1": {R: 4}, "T07": {R: 3, B: 0}},
         artefacts={"A01": True, "A07": False},
-        unsure=frozenset({"T07"}),
+        unsure=frozenset({"T07", "K1"}),
         frame_index=12,
+        doubts={"T07": Doubt.COLOUR},
     )
 
 
@@ -30,9 +32,12 @@ def test_zero_counts_are_dropped_and_queries() -> None:
     assert dict(r.knights_at("T07")) == {R: 3}
     assert dict(r.knights_at("T08")) == {}
     assert r.total(R) == 7 and r.total(B) == 0
-    assert not r.is_sure("T07") and r.is_sure("K1")
-    assert r == TableReading(tiles=dict(r.tiles), knights={"K1": {R: 4}, "T07": {R: 3}},
-                             artefacts={"A07": False, "A01": True}, unsure=frozenset({"T07"}), frame_index=12)
+    assert not r.is_sure("T07") and not r.is_sure("K1") and r.is_sure("T08")
+    assert r.doubt("T07") is Doubt.COLOUR and r.doubt("K1") is None and r.doubt("T08") is None
+    same = TableReading(tiles=dict(r.tiles), knights={"K1": {R: 4}, "T07": {R: 3}},
+                        artefacts={"A07": False, "A01": True}, unsure=frozenset({"T07", "K1"}), frame_index=12,
+                        doubts={"T07": Doubt.COLOUR})
+    assert r == same and r != replace(same, doubts={"T07": Doubt.PIPS})
     assert hash(r) == hash(TableReading.from_json(r.to_json()))
 
 
@@ -49,8 +54,19 @@ def test_json_round_trip_and_repr() -> None:
     doc = json.loads(json.dumps(r.to_json()))
     assert doc["knights"] == {"K1": {"red": 4}, "T07": {"red": 3}}
     assert doc["tiles"] == [[0, 0, "K1"], [1, 0, "T07"], [2, 0, "L1"]]
+    assert doc["doubts"] == {"T07": "colour"}
     assert TableReading.from_json(doc) == r
-    assert eval(repr(r), {"TableReading": TableReading, "Hex": Hex, "Colour": Colour}) == r
+    assert eval(repr(r), {"TableReading": TableReading, "Hex": Hex, "Colour": Colour, "Doubt": Doubt}) == r
+    del doc["doubts"]  # a reading saved before doubts were told: the places are unsure, for no reason given
+    assert TableReading.from_json(doc) == replace(r, doubts={})
+
+
+def test_doubts_most_useful_first() -> None:
+    """A location doubted for several reasons keeps the one the players can best act on: `Doubt`'s order."""
+    assert Doubt.first(Doubt.PIPS, None, Doubt.HAND, Doubt.COLOUR) is Doubt.HAND
+    assert Doubt.first(None) is None and Doubt.first() is None
+    merged = merge_doubts({"T01": Doubt.CHANGING, "T02": Doubt.PIPS}, {"T01": Doubt.UNMEASURED, "K1": Doubt.HAND})
+    assert merged == {"T01": Doubt.UNMEASURED, "T02": Doubt.PIPS, "K1": Doubt.HAND}
 
 
 @pytest.mark.parametrize("doc, needle", [
@@ -65,6 +81,9 @@ def test_json_round_trip_and_repr() -> None:
     ({"tiles": [[0, "x", "T07"]]}, "hex is"),
     ({"tiles": {"0,0": "T07"}}, "'tiles' must be a list"),
     ({"unsure": "T07"}, "'unsure' must be a list"),
+    ({"unsure": ["T07"], "doubts": {"T07": "ghost"}}, "unknown doubt 'ghost'"),
+    ({"unsure": ["T07"], "doubts": ["T07"]}, "'doubts' must map"),
+    ({"unsure": [], "doubts": {"T07": "hand"}}, "'T07' has a doubt \\(hand\\) but is not unsure"),
     ({"artefacts": {"A01": "up"}}, "face up"),
     ({"frame_index": -1}, "frame_index"),
     ({"version": 2}, "newer"),
@@ -87,6 +106,8 @@ def test_constructor_validates_too() -> None:
         TableReading(knights={"T07": {"red": 2}})  # type: ignore[dict-item]
     with pytest.raises(ReadingError, match="set of location ids"):
         TableReading(unsure="T07")  # type: ignore[arg-type]
+    with pytest.raises(ReadingError, match="'T07' -> 'colour' is not a Doubt"):
+        TableReading(unsure=frozenset({"T07"}), doubts={"T07": "colour"})  # type: ignore[dict-item]
 
 
 def test_problems_against_the_box() -> None:

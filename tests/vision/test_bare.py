@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from engine.colours import Colour
+from engine.reading import Doubt
 from vision import bare
 from vision.pipeline import MapMode, TableReader
 from vision.synth import SceneSpec, TrueDie
@@ -284,7 +285,7 @@ def test_the_table_reader_sees_under_the_set_up_s_dice_from_a_frame_before_them(
     the die is gone."""
     at_setup = {"K1": {Colour.RED: 3}}
 
-    def flagged(saw_it_bare: bool, now: dict[str, dict[Colour, int]] = at_setup) -> bool:
+    def flagged(saw_it_bare: bool, now: dict[str, dict[Colour, int]] = at_setup) -> Doubt | None:
         camera = Camera()
         blind: list[bool] = []
 
@@ -299,12 +300,13 @@ def test_the_table_reader_sees_under_the_set_up_s_dice_from_a_frame_before_them(
         blind.append(True)
         result = reader.read(camera.frame(spec(knights=now), 3))  # the same die, the finder misses it
         assert result.raw is not None and not result.raw.knights_at("K1")
-        return "K1" in result.raw.unsure
+        assert ("K1" in result.raw.unsure) == (result.raw.doubt("K1") is not None)
+        return result.raw.doubt("K1")
 
-    assert flagged(saw_it_bare=True)
-    assert flagged(saw_it_bare=False)  # its castle's middle was never seen bare
-    assert not flagged(saw_it_bare=True, now={})  # the die taken away: an empty castle
-    assert flagged(saw_it_bare=False, now={})
+    assert flagged(saw_it_bare=True) is Doubt.UNREAD
+    assert flagged(saw_it_bare=False) is Doubt.NEVER_BARE  # its castle's middle was never seen bare
+    assert flagged(saw_it_bare=True, now={}) is None  # the die taken away: an empty castle
+    assert flagged(saw_it_bare=False, now={}) is Doubt.NEVER_BARE
 
 
 def test_a_spot_never_seen_bare_is_learned_from_a_frame_that_shows_it_bare() -> None:

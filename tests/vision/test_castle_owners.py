@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 
 from engine.colours import Colour
+from engine.reading import Doubt
 from tests.vision.test_tracking import APP, Camera, table
 from vision.calibration import ColourCalibration, ColourMatch
 from vision.dicecolour import FaceSamples
@@ -31,7 +32,7 @@ def read_game(knights: dict[str, dict[Colour, int]], castles: dict[str, Colour] 
 def test_a_die_named_another_player_on_a_castle_is_asked_about() -> None:
     strange = {"K1": {BLUE: 3}, "K2": {BLUE: 2}}  # a blue die on red's castle K1
     raw = read_game(strange, {"K1": RED, "K2": BLUE})
-    assert "K1" in raw.unsure  # type: ignore[attr-defined]
+    assert "K1" in raw.unsure and raw.doubt("K1") is Doubt.STRANGER  # type: ignore[attr-defined]
     assert "K2" not in raw.unsure and dict(raw.knights_at("K2")) == {BLUE: 2}  # type: ignore[attr-defined]
     # not told whose castle is whose (a reader used alone): the die is stated as read
     raw = read_game(strange, None)

@@ -154,7 +154,7 @@ def test_a_measurement_that_reaches_another_castles_dice_is_a_misfit() -> None:
         return DieOnTable((0, 0, 10, 10), 3, colour, match, location, (5.0, 5.0), 0.9, False)
 
     def reading(*dice: DieOnTable) -> KnightsReading:
-        return KnightsReading({}, dice, frozenset(), frozenset(), frozenset())
+        return KnightsReading({}, dice, frozenset(), frozenset(), {})
 
     calm = reading(die("K2", BLUE), die("K1", RED, named=True))
     # blue measured on blue's castle; red's castle holds a die now nearest blue: the measurement is refused

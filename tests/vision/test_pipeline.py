@@ -14,6 +14,7 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
+from engine.reading import Doubt
 from vision.pipeline import MapView, Reread, TableReader, align_tiles, is_no_signal
 from vision.sources import Status
 from vision.synth import GroundTruth, SceneSpec, TrueDie, render_scene
@@ -108,6 +109,12 @@ def test_a_hand_crossing_mid_move_never_shows_a_half_made_move() -> None:
     stable = [r.reading.knights for r in results]
     assert all(k in ({}, BEFORE, AFTER) for k in stable), [dict(k) for k in stable]
     assert stable[-1] == AFTER
+    # under the hand, the places it hides are asked about for the hand, both in the frame and held
+    hidden = results[4]
+    assert hidden.raw is not None and hidden.occluded
+    assert all(hidden.raw.doubt(loc) is Doubt.HAND for loc in hidden.occluded & hidden.raw.unsure)
+    assert all(hidden.reading.doubt(loc) is Doubt.HAND for loc in hidden.occluded & hidden.reading.unsure)
+    assert hidden.occluded & hidden.reading.unsure
 
 
 def test_bad_frames_keep_the_last_good_reading() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
+from engine.reading import Doubt
 from vision.stability import FrameObservation, Stabilizer, StableTable
 
 RED, BLUE = Colour.RED, Colour.BLUE
@@ -33,7 +34,7 @@ def obs(
         occluded=occluded,
         busy=busy,
         artefacts=artefacts or {},
-        unsure=unsure,
+        doubts=dict.fromkeys(unsure, Doubt.COLOUR),
     )
 
 
@@ -195,3 +196,20 @@ def test_unsure_location_still_no_half_made_move_among_sure_ones() -> None:
     for k in range(4):
         out = s.update(obs(i + 4 + k, moved, unsure=frozenset({"K1"}), busy=True))
         assert out.knights == START
+
+
+def test_the_stable_table_says_why_each_location_is_unsure() -> None:
+    """A hand over K1, T01 read with a die whose pips are unclear, T02 changed but not yet held long enough,
+    K2 out of view: each unsure location carries the reason the players can act on (`Doubt`), a hand first."""
+    s, i = settled(hold=3)
+    now = {"K1": {RED: 5}, "K2": {BLUE: 4}, "T01": {RED: 1}, "T02": {BLUE: 2}}
+    seen = LOCS - {"K2"}
+    frame = FrameObservation(
+        frame_index=i, tiles=TILES, knights=now, seen=seen, occluded=frozenset({"K1"}), busy=True,
+        doubts={"T01": Doubt.PIPS, "K1": Doubt.COLOUR},
+    )
+    out = s.update(frame)
+    assert dict(out.doubts) == {
+        "K1": Doubt.HAND, "T01": Doubt.PIPS, "T02": Doubt.CHANGING, "K2": Doubt.OUT_OF_VIEW,
+    }
+    assert out.unsure == frozenset(out.doubts)

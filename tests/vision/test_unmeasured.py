@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.colours import Colour
+from engine.reading import Doubt
 from tests.vision.test_tracking import APP, Camera, table
 from vision.calibration import ColourCalibration, default_calibration
 from vision.dicecolour import DieColour, DieModel
@@ -38,6 +39,7 @@ def read_game(camera: Camera, players: tuple[Colour, ...]) -> tuple[TableReader,
 def test_a_player_whose_dice_were_not_measured_has_their_dice_asked_about(camera: Camera) -> None:
     _reader, raw = read_game(camera, (RED, BLUE, BLACK))
     assert "T01" in raw.unsure and BLUE not in raw.knights.get("T01", {})  # type: ignore[attr-defined]
+    assert raw.doubt("T01") is Doubt.UNMEASURED  # type: ignore[attr-defined]  # the app says whose to measure
     assert raw.knights["K1"] == {RED: 2} and "K1" not in raw.unsure  # type: ignore[attr-defined]
 
 
