@@ -138,7 +138,8 @@ class TableReading:
     def __hash__(self) -> int:
         return hash((tuple(self.tiles.items()),
                      tuple((k, tuple(v.items())) for k, v in self.knights.items()),
-                     tuple(self.artefacts.items()), self.unsure, self.frame_index, tuple(self.doubts.items())))
+                     tuple(self.artefacts.items()), self.unsure, self.frame_index,
+                     tuple(self.doubts.items())))
 
     def __repr__(self) -> str:
         tiles = "{" + ", ".join(f"Hex({h.q}, {h.r}): {t!r}" for h, t in self.tiles.items()) + "}"
@@ -147,7 +148,8 @@ class TableReading:
             for loc, v in self.knights.items()) + "}"
         doubts = "{" + ", ".join(f"{loc!r}: {d}" for loc, d in self.doubts.items()) + "}"
         return (f"TableReading(tiles={tiles}, knights={knights}, artefacts={dict(self.artefacts)!r}, "
-                f"unsure=frozenset({sorted(self.unsure)!r}), frame_index={self.frame_index}, doubts={doubts})")
+                f"unsure=frozenset({sorted(self.unsure)!r}), frame_index={self.frame_index}, "
+                f"doubts={doubts})")
 
     # --- queries ----------------------------------------------------------------------------------
     def knights_at(self, location: str) -> Mapping[Colour, int]:

@@ -16,8 +16,8 @@ where that player's are: `vision.pipside`);
 its knights are its pips.
 
 A location is *unsure* when a die on it has a colour no calibration accepts, pips the reader is unsure of, or
-a sure neighbour too close to it (`KnightsReading.doubts` says which, `engine.reading.Doubt`); *occluded* when the occluder mask (a hand, an arm) covers more than
-`max_occluded` of its polygon.
+a sure neighbour too close to it (`KnightsReading.doubts` says which: `engine.reading.Doubt`); *occluded*
+when the occluder mask (a hand, an arm) covers more than `max_occluded` of its polygon.
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,6 +135,7 @@ class Tally:
     blurred_stated_wrong: int = 0
     ms: list[float] = field(default_factory=list)
     play_ms: list[float] = field(default_factory=list)  # frames in play (module docstring), not tallied
+    flagged_for: Counter[str] = field(default_factory=Counter)  # flagged locations by the reader's doubt
 
     def add(self, other: Tally) -> None:
         for name, value in vars(other).items():
@@ -165,6 +167,7 @@ class Miss:
     on_map: bool
     hidden: bool
     status: str = ""
+    doubt: str = ""  # why it was flagged, as the reader said (`engine.reading.Doubt`)
 
 
 def score(
@@ -198,6 +201,8 @@ def score(
         tally.locations += 1
         tally.right += right
         tally.flagged += flagged
+        if flagged:
+            tally.flagged_for[_doubt(raw, loc)] += 1
         tally.silent += (not right) and (not flagged) and on_map
         tally.unread += (not right) and (not flagged) and not on_map
         if want:
@@ -210,7 +215,8 @@ def score(
         if not right:
             status = getattr(getattr(result, "status", None), "value", "")
             where_ = (*where, loc)
-            misses.append(Miss(*where_, want, seen, flagged, on_map, loc in truth.hidden, status))
+            why = _doubt(raw, loc) if flagged else ""
+            misses.append(Miss(*where_, want, seen, flagged, on_map, loc in truth.hidden, status, why))
     for covered, cards in ((False, truth.artefacts), (True, truth.artefacts_covered)):
         for card, up in cards.items():
             said = raw.artefacts.get(card) if raw is not None else None
@@ -223,6 +229,11 @@ def score(
             else:
                 tally.cards_up += 1
                 tally.cards_up_read += said is True
+
+
+def _doubt(raw: Any, location: str) -> str:
+    doubt = raw.doubt(location)
+    return "no reason given" if doubt is None else str(doubt.value)
 
 
 def _score_blurred(raw: Any, truth: Truth, tally: Tally, on_map: set[str]) -> None:

@@ -50,6 +50,9 @@ def extras(t: Tally) -> str:
         parts.append(
             f"a die hidden behind another {t.hidden} (right {t.hidden_right}, flagged {t.hidden_flagged})"
         )
+    if t.flagged_for:
+        why = ", ".join(f"{doubt} {n}" for doubt, n in t.flagged_for.most_common())
+        parts.append(f"flagged for: {why}")
     if t.play_ms:
         frames = len(t.play_ms)
         parts.append(f"in play p50 {t.in_play(50):.1f} / p95 {t.in_play(95):.1f} ms ({frames} frames)")
@@ -82,7 +85,8 @@ def misses_text(misses: Iterable[Miss], limit: int) -> list[str]:
     for (group, mode), ms in by_group.items():
         out.append(f"{group} / {mode}: {len(ms)} locations not right")
         for m in ms[:limit]:
-            what = "FLAGGED" if m.flagged else ("silent" if m.on_map else f"unread, status {m.status}")
+            stated = "silent" if m.on_map else f"unread, status {m.status}"
+            what = f"FLAGGED: {m.doubt}" if m.flagged else stated
             extra = ", a die hidden" if m.hidden else ""
             out.append(
                 f"  seed {m.seed} frame {m.frame} {m.location}: truth {counts(m.truth)} read "

@@ -410,7 +410,8 @@ def _reading(session: EngineSession) -> Any:
     knights = {t.id: dict(t.knights) for t in snap.tiles if t.knights}
     unsure = [t.id for t in snap.tiles[:3]]
     doubts = {unsure[0]: Doubt.HAND, unsure[1]: Doubt.UNMEASURED}  # the third: no reason given
-    return TableReading(tiles=dict(session.board.tiles), knights=knights, unsure=frozenset(unsure), doubts=doubts)
+    tiles = dict(session.board.tiles)
+    return TableReading(tiles=tiles, knights=knights, unsure=frozenset(unsure), doubts=doubts)
 
 
 def _knight_too_many(session: EngineSession) -> Proposal:

@@ -35,8 +35,8 @@ def test_zero_counts_are_dropped_and_queries() -> None:
     assert not r.is_sure("T07") and not r.is_sure("K1") and r.is_sure("T08")
     assert r.doubt("T07") is Doubt.COLOUR and r.doubt("K1") is None and r.doubt("T08") is None
     same = TableReading(tiles=dict(r.tiles), knights={"K1": {R: 4}, "T07": {R: 3}},
-                        artefacts={"A07": False, "A01": True}, unsure=frozenset({"T07", "K1"}), frame_index=12,
-                        doubts={"T07": Doubt.COLOUR})
+                        artefacts={"A07": False, "A01": True}, unsure=frozenset({"T07", "K1"}),
+                        frame_index=12, doubts={"T07": Doubt.COLOUR})
     assert r == same and r != replace(same, doubts={"T07": Doubt.PIPS})
     assert hash(r) == hash(TableReading.from_json(r.to_json()))
 
@@ -65,7 +65,9 @@ def test_doubts_most_useful_first() -> None:
     """A location doubted for several reasons keeps the one the players can best act on: `Doubt`'s order."""
     assert Doubt.first(Doubt.PIPS, None, Doubt.HAND, Doubt.COLOUR) is Doubt.HAND
     assert Doubt.first(None) is None and Doubt.first() is None
-    merged = merge_doubts({"T01": Doubt.CHANGING, "T02": Doubt.PIPS}, {"T01": Doubt.UNMEASURED, "K1": Doubt.HAND})
+    merged = merge_doubts(
+        {"T01": Doubt.CHANGING, "T02": Doubt.PIPS}, {"T01": Doubt.UNMEASURED, "K1": Doubt.HAND}
+    )
     assert merged == {"T01": Doubt.UNMEASURED, "T02": Doubt.PIPS, "K1": Doubt.HAND}
 
 
