@@ -6,13 +6,12 @@ that value be stated (`vision.dice.decide`). It only confirms: a count that diff
 as a die's, leaves the die unsure.
 
 On a face rectified as `vision.topview.face_crops` cuts it (`FACE_BOX` inside the crop), the pips are the
-strongest blobs of one polarity in lightness at a pip's scale (a difference of Gaussians), within a face's
-reach of the crop's middle (the finder's centre may be a little off the face's): darker than the body on a
-light die, lighter on a dark one (the side of the face's middle lightness with the longer tail is the
-pips', a minority). They must be alike in strength and size (a glint on a dark die is no pip), and lie as
-every face of a die does: symmetric about their centre, which lies near the crop's middle (a lone pip
-nearer still), with a pip there only for an odd count, no two closer than a pip apart and the farthest two
-as far apart as a face's corner pips are.
+strongest blobs of one polarity in lightness at a pip's scale (a difference of Gaussians), within the
+face's reach of the crop's middle: darker than the body on a light die, lighter on a dark one (the side of
+the face's middle lightness with the longer tail is the pips', a minority). They must be alike in strength
+and size (a glint on a dark die is no pip), and lie as every face of a die does: symmetric about their
+centre, which lies near the crop's middle (a lone pip nearer still), with a pip there only for an odd count,
+no two closer than a pip apart and the farthest two as far apart as a face's corner pips are.
 """
 
 from __future__ import annotations
@@ -30,11 +29,11 @@ FACE_PX = float(FACE_BOX[2] - FACE_BOX[0])  # the face's side in its crop
 PIP_SIGMA = 0.056 * FACE_PX  # a pip's radius over root two: the blob filter's scale
 SURROUND = 3.0  # the surround a pip stands out of, in pip scales
 AREA_REACH = 0.17 * FACE_PX  # a pip's area is measured this far from its centre
-REACH = 0.53 * FACE_PX  # pips are sought this far from the crop's middle (a corner pip, the face off middle)
+REACH = 0.47 * FACE_PX  # a pip's centre lies within this of the face's centre (a corner pip at any turn)
 STRONGEST = 0.35  # blobs this strong against the strongest are looked at
 ALIKE = 0.6  # ... and each must be this strong against the strongest: a die's pips are alike
 SIZES = 2.2  # ... and no pip's area over this times another's (a glint on a dark die is larger than a pip)
-OFF_MIDDLE = 0.22 * FACE_PX  # the pips' centre lies within this of the crop's middle
+OFF_MIDDLE = 0.16 * FACE_PX  # the pips' centre lies within this of the crop's middle
 LONE_OFF_MIDDLE = 0.08 * FACE_PX  # ... a lone pip within this (a 2 cut by the crop shows one pip off it)
 SYMMETRY = 0.094 * FACE_PX  # each pip's mirror through their centre lies within this of a pip
 APART = 0.16 * FACE_PX  # no two pips closer than this
