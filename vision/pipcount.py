@@ -9,9 +9,9 @@ On a face rectified as `vision.topview.face_crops` cuts it (`FACE_BOX` inside th
 strongest blobs of one polarity in lightness at a pip's scale (a difference of Gaussians), within the
 face's reach of the crop's middle: darker than the body on a light die, lighter on a dark one (the side of
 the face's middle lightness with the longer tail is the pips', a minority). They must be alike in strength
-and size (a glint on a dark die is no pip), and lie as every face of a die does: symmetric about their
-centre, which lies near the crop's middle (a lone pip nearer still), with a pip there only for an odd count,
-no two closer than a pip apart and the farthest two as far apart as a face's corner pips are.
+and size (a glint on a dark die is no pip), and lie as every face of a die does: symmetric about their centre, which
+lies near the crop's middle (a lone pip nearer still), with a pip there only for an odd count, no two
+closer than a pip apart and the farthest two as far apart as a face's corner pips are.
 """
 
 from __future__ import annotations
