@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.colours import Colour
-from vision import networks, pipcount, topview
+from vision import networks, topview
 from vision.calibration import die_body_colour, middle_of
 from vision.errors import VisionError
 
@@ -587,9 +587,6 @@ DOUBT = DETECT
 # neighbour's pip in the crop), over it 3 of 3365. On the synthetic renderer's dev tables 25 of 2464 dice
 # were under it, all read right: there it costs questions (bench/vision.py), never a wrong count.
 STATE_VALUE = VOTE_BELOW
-# Under `STATE_VALUE`, a value the networks still find likelier than all the others together is stated when
-# its pips, counted, agree (`vision.pipcount`: a count that needs no network, from pips that lie as a die's).
-COUNTED_VALUE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -757,13 +754,12 @@ def decide(
         )
         value = int(np.argmax(values)) + 1
         sure_value = float(values[value - 1])
-        stated = sure_value >= limits.sure_value or counted(s.face, value, sure_value)
         out.append(
             DieReading(
                 box=_bounds(topview.face_outline(view, s.where), w, h),
                 value=value,
                 confidence=sure_value * (1.0 if sure else die / limits.sure_die),
-                unsure=not stated or not sure or s.candidate.cut,
+                unsure=sure_value < limits.sure_value or not sure or s.candidate.cut,
                 colour_bgr=None,
                 where=s.where,
                 face=s.face,
@@ -771,11 +767,6 @@ def decide(
             )
         )
     return out
-
-
-def counted(face: Image, value: int, probability: float) -> bool:
-    """Whether a value the networks give `probability` is confirmed by counting `face`'s pips."""
-    return probability >= COUNTED_VALUE and pipcount.pips(face) == value
 
 
 def _bounds(points: npt.NDArray[np.float64], w: int, h: int) -> Box:
