@@ -163,3 +163,14 @@ def test_a_missing_network_is_a_clear_error(
     dice.finder_model().write_bytes(b"not a network")  # the file this runtime reads
     with pytest.raises(DiceModelError, match=r"cannot load the dice network .*broken(\.int8)?\.onnx"):
         dice.read_dice(np.zeros((64, 64, 3), np.uint8))
+
+
+def test_hidden_dice_are_ignored_not_taught_and_a_wrong_index_is_an_error() -> None:
+    name = sorted(data.labelled_photos(DATA))[0]
+    (whole,) = data.real_samples([name], DATA)
+    (hidden,) = data.real_samples([name], DATA, {name: frozenset({0})})
+    assert len(hidden.boxes) == len(whole.boxes) - 1 and len(hidden.values) == len(hidden.boxes)
+    assert hidden.ignore.tolist() == whole.boxes[:1].tolist()
+    assert hidden.boxes.tolist() == whole.boxes[1:].tolist()
+    with pytest.raises(data.DatasetError, match="no die 99 to hide"):
+        data.real_samples([name], DATA, {name: frozenset({99})})

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -96,7 +97,11 @@ def load_label(path: Path) -> tuple[Boxes, npt.NDArray[np.int64]]:
     return boxes, values
 
 
-def real_samples(names: Sequence[str], folder: Path = REAL_DICE) -> list[Sample]:
+def real_samples(
+    names: Sequence[str], folder: Path = REAL_DICE, hidden: Mapping[str, AbstractSet[int]] | None = None
+) -> list[Sample]:
+    """The labelled photos `names`; a die `hidden` names (photo name -> label indices) is ignored, neither
+    a die nor background to the networks (a held-out kind's die, `faces.held_out_dice`)."""
     photos = labelled_photos(folder)
     out = []
     for name in names:
@@ -105,7 +110,12 @@ def real_samples(names: Sequence[str], folder: Path = REAL_DICE) -> list[Sample]
         if image is None:
             raise DatasetError(f"cannot decode {str(path)!r}")
         boxes, values = load_label(path.with_suffix(".json"))
-        out.append(Sample(np.asarray(image, np.uint8), boxes, values, np.zeros((0, 4), np.float32)))
+        hide = np.zeros(len(values), bool)
+        for i in (hidden or {}).get(name, ()):
+            if not 0 <= i < len(values):
+                raise DatasetError(f"{name!r} has {len(values)} dice: no die {i} to hide")
+            hide[i] = True
+        out.append(Sample(np.asarray(image, np.uint8), boxes[~hide], values[~hide], boxes[hide]))
     return out
 
 

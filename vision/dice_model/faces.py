@@ -4,7 +4,12 @@ The realism benchmark's face library (`bench/realtable/data/`: every labelled di
 its top face straightened, grouped into kinds — one physical die design each — and split once) is read here
 as data: training takes only its `train` split, so the kinds and photographs it holds out stay unseen by the
 networks and by every threshold. A player's dice on a training table are one kind, as at a real table; a
-face is a random one of that kind's faces of the value, in a random quarter turn.
+face is a random one of that kind's faces of the value, in a random quarter turn. Some players' dice are a
+training kind recoloured (`RecolouredLook`): its faces' swirls, gloss and pip shapes in new body and pip
+colours, so the networks meet combinations no training kind has (coloured pips on a marbled body, say).
+
+The held-out kinds' dice also lie in the photographs' tuning split; `held_out_dice` names them, and training
+hides them (`vision.dice_model.data.real_samples`).
 """
 
 from __future__ import annotations
@@ -96,11 +101,72 @@ def _colours(faces: Mapping[int, Sequence[Image]]) -> tuple[tuple[int, int, int]
     )
 
 
+def held_out_dice(folder: Path = LIBRARY) -> dict[str, frozenset[int]]:
+    """Photo name -> the indices (in its label file) of its dice of a held-out kind, whatever their split."""
+    try:
+        doc = json.loads((folder / "faces.json").read_text())
+        held = {k["id"] for k in doc["kinds"] if k.get("held_out")}
+        pairs = [(str(d["photo"]), int(d["index"])) for d in doc["dice"] if d.get("kind") in held]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise FaceLibraryError(f"cannot read the face library in {str(folder)!r}: {exc}") from exc
+    out: dict[str, set[int]] = {}
+    for photo, index in pairs:
+        out.setdefault(photo, set()).add(index)
+    return {photo: frozenset(indices) for photo, indices in out.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class RecolouredLook:
+    """A training kind's faces in other colours: each pixel is split into body and pip by where it lies
+    between the kind's body and pip colours; what is neither (swirls, gloss, shading) is kept as it was."""
+
+    base: PhotoLook
+    body: tuple[int, int, int]
+    pips: tuple[int, int, int]
+    texture: float = 1.0  # how strongly the kind's own swirls and shading show
+
+    def face(self, value: int, px: int, rng: np.random.Generator) -> Image:
+        f = self.base.face(value, px, rng).astype(np.float32)
+        old_body = np.asarray(self.base.body, np.float32)
+        old_pips = np.asarray(self.base.pips, np.float32)
+        span = old_pips - old_body
+        share = np.clip(((f - old_body) @ span) / max(float(span @ span), 1.0), 0.0, 1.0)[..., None]
+        rest = f - (old_body + share * span)
+        new_body = np.asarray(self.body, np.float32)
+        out = new_body + share * (np.asarray(self.pips, np.float32) - new_body) + self.texture * rest
+        return np.asarray(np.clip(np.rint(out), 0, 255), np.uint8)
+
+
+def _contrasting(rng: np.random.Generator) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Body and pip colours far enough apart in Lab for pips to show: any colours, white and black bodies,
+    light, dark or coloured pips."""
+    while True:
+        body, pips = (tuple(int(v) for v in rng.integers(0, 256, 3)) for _ in range(2))
+        kind = rng.random()
+        if kind < 0.15:
+            body = tuple(int(v) for v in rng.integers(200, 256, 3))
+        elif kind < 0.3:
+            body = tuple(int(v) for v in rng.integers(5, 60, 3))
+        pair = np.array([[body, pips]], np.uint8)
+        lab = cv2.cvtColor(pair, cv2.COLOR_BGR2LAB).astype(np.float32)[0]
+        if float(np.linalg.norm(lab[0] - lab[1])) >= RECOLOURED_CONTRAST:
+            return body, pips  # type: ignore[return-value]
+
+
+RECOLOURED_SHARE = 0.4  # of the players dressed in photographed faces
+RECOLOURED_CONTRAST = 60.0  # Lab distance, body to pips (OpenCV's 8-bit Lab)
+
+
 def training_looks(folder: Path = LIBRARY) -> Callable[[np.random.Generator], object]:
-    """rng -> one of the training kinds' looks, for `vision.dice_model.above`."""
+    """rng -> one of the training kinds' looks, as photographed or recoloured (`RecolouredLook`), for
+    `vision.dice_model.above`."""
     looks = load_looks(folder)
 
     def pick(rng: np.random.Generator) -> object:
-        return looks[int(rng.integers(0, len(looks)))]
+        look = looks[int(rng.integers(0, len(looks)))]
+        if rng.random() >= RECOLOURED_SHARE:
+            return look
+        body, pips = _contrasting(rng)
+        return RecolouredLook(look, body, pips, float(rng.uniform(0.6, 1.6)))
 
     return pick

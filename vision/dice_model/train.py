@@ -4,8 +4,9 @@
     python -m vision.dice_model.train  # writes vision/models/dicenet-above.onnx, its value networks and logs
     python -m vision.dice_model.train --above 0  # the networks for photographs: dicenet.onnx, dicevalue*.onnx
 
-Data: the tuning 70% of `../shared/data/real-dice/` (never the held-out 30%, see `data.split`) and seeded
-synthetic tables from `vision.synth`. Everything is seeded (NumPy, PyTorch, the synthetic seeds), CPU only.
+Data: the tuning 70% of `../shared/data/real-dice/` (never the held-out 30%, see `data.split`; the dice of
+the realism benchmark's held-out kinds in it are hidden, `faces.held_out_dice`) and seeded synthetic tables
+from `vision.synth`. Everything is seeded (NumPy, PyTorch, the synthetic seeds), CPU only.
 The network is a small CenterNet: per output cell (a quarter of the input) a die-centre score, the top face's
 value 1..6, the die's box size and the centre's sub-cell offset. See docs/dice-model.md.
 """
@@ -331,6 +332,17 @@ def train_detector(
     return log
 
 
+def _value_init(folder: Path | None, out: Path) -> Path | None:
+    """The weights in `folder` for the value network written to `out`: its `.pt`, else its `.onnx`."""
+    if folder is None:
+        return None
+    for suffix in (".pt", ".onnx"):
+        path = folder / out.with_suffix(suffix).name
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"no {out.stem}.pt or .onnx in {str(folder)!r} to start from")
+
+
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--photos", type=Path, default=data.REAL_DICE)
@@ -362,6 +374,10 @@ def main(argv: Sequence[str]) -> int:
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--init", type=Path, help="start from these weights (.pt, or an exported .onnx)")
+    ap.add_argument(
+        "--value-init", type=Path,
+        help="start the value networks from the same-named .pt or .onnx files in this folder",
+    )
     ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's top learning rate")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(list(argv))
@@ -376,7 +392,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     tune, held = data.split(list(photos))
     t0 = time.perf_counter()
-    real = data.real_samples(tune, args.photos)
+    real = data.real_samples(tune, args.photos, faces.held_out_dice(args.faces))
     tables = list(data.synthetic_samples(args.synthetic))
     closeups = list(data.synthetic_closeups(args.closeups))
     looks = None if args.drawn_only else faces.training_looks(args.faces)
@@ -426,7 +442,7 @@ def main(argv: Sequence[str]) -> int:
             torch.manual_seed(args.seed + k - 1)
             log = train_values(
                 mix, steps=args.value_steps, batch=args.value_batch, seed=args.seed + 100 * (k - 1), out=out,
-                pool=pool, pool_share=0.5, init=args.init, lr=args.lr,
+                pool=pool, pool_share=0.5, init=_value_init(args.value_init, out), lr=args.lr,
             )
             out.with_suffix(".log.json").write_text(json.dumps({**about, "member": k, "log": log}, indent=1))
             print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KiB)")
