@@ -140,17 +140,17 @@ class RecolouredLook:
 def _contrasting(rng: np.random.Generator) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """Body and pip colours far enough apart in Lab for pips to show: any colours, white and black bodies,
     light, dark or coloured pips."""
+    def colour(lo: int, hi: int) -> tuple[int, int, int]:
+        b, g, r = (int(v) for v in rng.integers(lo, hi, 3))
+        return (b, g, r)
+
     while True:
-        body, pips = (tuple(int(v) for v in rng.integers(0, 256, 3)) for _ in range(2))
         kind = rng.random()
-        if kind < 0.15:
-            body = tuple(int(v) for v in rng.integers(200, 256, 3))
-        elif kind < 0.3:
-            body = tuple(int(v) for v in rng.integers(5, 60, 3))
-        pair = np.array([[body, pips]], np.uint8)
-        lab = cv2.cvtColor(pair, cv2.COLOR_BGR2LAB).astype(np.float32)[0]
+        body = colour(200, 256) if kind < 0.15 else colour(5, 60) if kind < 0.3 else colour(0, 256)
+        pips = colour(0, 256)
+        lab = cv2.cvtColor(np.array([[body, pips]], np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)[0]
         if float(np.linalg.norm(lab[0] - lab[1])) >= RECOLOURED_CONTRAST:
-            return body, pips  # type: ignore[return-value]
+            return body, pips
 
 
 RECOLOURED_SHARE = 0.4  # of the players dressed in photographed faces
