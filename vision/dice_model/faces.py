@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -57,16 +58,21 @@ class PhotoLook:
         return np.asarray(out, np.uint8)
 
 
-def load_looks(folder: Path = LIBRARY, split: str = TRAIN) -> list[PhotoLook]:
-    """One look per kind that has faces in `split`, from the library's `faces.json` and `faces.jpg`."""
+def _library(folder: Path) -> tuple[dict[str, Any], set[str]]:
+    """The library's `faces.json`, and the ids of its held-out kinds."""
     try:
         doc = json.loads((folder / "faces.json").read_text())
-        atlas = cv2.imread(str(folder / "faces.jpg"), cv2.IMREAD_COLOR)
-    except (OSError, ValueError) as exc:
+        return doc, {str(k["id"]) for k in doc.get("kinds", []) if k.get("held_out")}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise FaceLibraryError(f"cannot read the face library in {str(folder)!r}: {exc}") from exc
+
+
+def load_looks(folder: Path = LIBRARY, split: str = TRAIN) -> list[PhotoLook]:
+    """One look per kind that has faces in `split`, from the library's `faces.json` and `faces.jpg`."""
+    doc, held = _library(folder)
+    atlas = cv2.imread(str(folder / "faces.jpg"), cv2.IMREAD_COLOR)
     if atlas is None:
         raise FaceLibraryError(f"cannot decode {str(folder / 'faces.jpg')!r}")
-    held = {k["id"] for k in doc.get("kinds", []) if k.get("held_out")}
     by_kind: dict[str, dict[int, list[Image]]] = {}
     for die in doc.get("dice", []):
         if die.get("split") != split or die.get("atlas") is None or die.get("kind") in held:
@@ -103,9 +109,8 @@ def _colours(faces: Mapping[int, Sequence[Image]]) -> tuple[tuple[int, int, int]
 
 def held_out_dice(folder: Path = LIBRARY) -> dict[str, frozenset[int]]:
     """Photo name -> the indices (in its label file) of its dice of a held-out kind, whatever their split."""
+    doc, held = _library(folder)
     try:
-        doc = json.loads((folder / "faces.json").read_text())
-        held = {k["id"] for k in doc["kinds"] if k.get("held_out")}
         pairs = [(str(d["photo"]), int(d["index"])) for d in doc["dice"] if d.get("kind") in held]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise FaceLibraryError(f"cannot read the face library in {str(folder)!r}: {exc}") from exc
