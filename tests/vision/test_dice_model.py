@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision import dice
-from vision.dice_model import data, quantize
+from vision.dice_model import data, faces, quantize
 from vision.errors import DiceModelError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real-dice"
@@ -174,3 +174,13 @@ def test_hidden_dice_are_ignored_not_taught_and_a_wrong_index_is_an_error() -> N
     assert hidden.boxes.tolist() == whole.boxes[1:].tolist()
     with pytest.raises(data.DatasetError, match="no die 99 to hide"):
         data.real_samples([name], DATA, {name: frozenset({99})})
+
+
+def test_the_8_bit_twins_are_calibrated_on_no_held_out_photo_or_kind() -> None:
+    tune, _held = data.split(list(data.labelled_photos(DATA)))
+    chosen = quantize.calibration_photos(10, DATA)
+    held_kinds = faces.held_out_dice()
+    assert chosen and set(chosen) <= set(tune)
+    assert not set(chosen) & set(held_kinds)
+    assert len([n for n in tune if n not in held_kinds]) == len(chosen)  # every other tuning photo is used
+    assert quantize.calibration_photos(1, DATA) == chosen[:1]

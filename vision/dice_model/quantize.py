@@ -5,9 +5,9 @@
 Each network's weights become 8-bit integers (per output channel) and its activations 8-bit too, with
 scales read off what it sees at work (MinMax calibration): the table reader is run with the float networks
 on synthetic tables from the training seeds (each at set-up and with its knights, 1080p and 4K in turn) and
-`vision.dice.read_dice` on the first tuning photos, and every input each set of networks (`vision.dice.ABOVE`
-reads the tables, `PHOTOS` the photos) is given is kept (never the held-out photos, never the benchmark's
-seeds). Each network's first convolution
+`vision.dice.read_dice` on the first tuning photos that hold no die of a held-out kind, and every input each
+set of networks (`vision.dice.ABOVE` reads the tables, `PHOTOS` the photos) is given is kept (never the
+held-out photos or kinds, never the benchmark's seeds). Each network's first convolution
 and its last layer stay in floating point: they are cheap, the first sees the image itself and the last
 gives the scores (the finder's first in 8 bits was 10-15 % faster in OpenVINO but misread more dice:
 docs/dice-model.md, "Tried and left"). Needs the `train` extra (onnx) and onnxruntime.
@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import dice, networks
-from vision.dice_model import data
+from vision.dice_model import data, faces
 
 # Node names (torch.onnx.export's) that stay in floating point, per network file.
 KEEP_FLOAT = {
@@ -122,10 +122,17 @@ def calibration_inputs(
             reader = TableReader(hold_frames=1, incremental=False)
             reader.read(setup)
             reader.read(image)
-        tune, _held = data.split(list(data.labelled_photos(folder)))
-        for sample in data.real_samples(sorted(tune)[:photos], folder):
+        for sample in data.real_samples(calibration_photos(photos, folder), folder):
             dice.read_dice(sample.image)
     return inputs
+
+
+def calibration_photos(count: int, folder: Path = data.REAL_DICE) -> list[str]:
+    """The first `count` tuning photos with no die of a held-out kind: a die cannot be hidden from a
+    network's activations the way training hides it from its loss, so such photos are left out whole."""
+    tune, _held = data.split(list(data.labelled_photos(folder)))
+    held_kinds = faces.held_out_dice()
+    return [name for name in sorted(tune) if name not in held_kinds][:count]
 
 
 def source_digest(path: Path) -> str:
