@@ -1,11 +1,11 @@
 """Make the dice networks' 8-bit twins, which OpenVINO and ONNX Runtime run, after training (`*.int8.onnx`):
 
-    python -m vision.dice_model.quantize [--tables 20] [--photos 10] [--networks above|photos]
+    python -m vision.dice_model.quantize [--tables 20] [--photos N] [--networks above|photos]
 
 Each network's weights become 8-bit integers (per output channel) and its activations 8-bit too, with
 scales read off what it sees at work (MinMax calibration): the table reader is run with the float networks
 on synthetic tables from the training seeds (each at set-up and with its knights, 1080p and 4K in turn) and
-`vision.dice.read_dice` on the first tuning photos that hold no die of a held-out kind, and every input each
+`vision.dice.read_dice` on the tuning photos that hold no die of a held-out kind, and every input each
 set of networks (`vision.dice.ABOVE` reads the tables, `PHOTOS` the photos) is given is kept (never the
 held-out photos or kinds, never the benchmark's seeds). Each network's first convolution
 and its last layer stay in floating point: they are cheap, the first sees the image itself and the last
@@ -103,10 +103,10 @@ def _recording(inputs: dict[dice.Networks, Inputs]) -> Iterator[None]:
 
 
 def calibration_inputs(
-    tables: int, photos: int, folder: Path = data.REAL_DICE
+    tables: int, photos: int | None, folder: Path = data.REAL_DICE
 ) -> dict[dice.Networks, Inputs]:
     """Each set of networks' inputs for `tables` synthetic tables (training seeds) and `photos` tuning
-    photos."""
+    photos (None: all of `calibration_photos`)."""
     from vision.pipeline import TableReader  # heavy, and only needed here
     from vision.synth import RES_4K, RES_1080P, Difficulty, random_spec, render_scene
 
@@ -127,9 +127,10 @@ def calibration_inputs(
     return inputs
 
 
-def calibration_photos(count: int, folder: Path = data.REAL_DICE) -> list[str]:
-    """The first `count` tuning photos with no die of a held-out kind: a die cannot be hidden from a
-    network's activations the way training hides it from its loss, so such photos are left out whole."""
+def calibration_photos(count: int | None = None, folder: Path = data.REAL_DICE) -> list[str]:
+    """The first `count` (None: all) tuning photos with no die of a held-out kind: a die cannot be hidden
+    from a network's activations the way training hides it from its loss, so such photos are left out
+    whole."""
     tune, _held = data.split(list(data.labelled_photos(folder)))
     held_kinds = faces.held_out_dice()
     return [name for name in sorted(tune) if name not in held_kinds][:count]
@@ -190,7 +191,7 @@ def quantize(source: Path, out: Path, feeds: Sequence[npt.NDArray[np.float32]]) 
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=20, help="synthetic tables (training seeds)")
-    ap.add_argument("--photos", type=int, default=10, help="tuning photos to calibrate on")
+    ap.add_argument("--photos", type=int, help="calibration photos (default: all without held-out kinds)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", choices=("finder", "values"), help="make only this network's twin(s)")
     ap.add_argument("--networks", choices=sorted(SETS), help="make only this set's twins")
