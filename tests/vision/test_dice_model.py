@@ -180,9 +180,9 @@ def test_hidden_dice_are_ignored_not_taught_and_a_wrong_index_is_an_error() -> N
 def test_the_8_bit_twins_are_calibrated_on_no_held_out_photo_or_kind() -> None:
     tune, _held = data.split(list(data.labelled_photos(DATA)))
     chosen = quantize.calibration_photos(10, DATA)
-    held_kinds = faces.held_out_dice()
+    holding = faces.held_out_dice()  # photo -> its held-out kinds' dice
     assert chosen and set(chosen) <= set(tune)
-    assert not set(chosen) & set(held_kinds)
-    assert len([n for n in tune if n not in held_kinds]) == len(chosen)  # every other tuning photo is used
+    assert not set(chosen) & set(holding)
+    assert len([n for n in tune if n not in holding]) == len(chosen)  # every other tuning photo is used
     assert quantize.calibration_photos(1, DATA) == chosen[:1]
     assert quantize.calibration_photos(folder=DATA) == chosen

@@ -132,8 +132,8 @@ def calibration_photos(count: int | None = None, folder: Path = data.REAL_DICE) 
     from a network's activations the way training hides it from its loss, so such photos are left out
     whole."""
     tune, _held = data.split(list(data.labelled_photos(folder)))
-    held_kinds = faces.held_out_dice()
-    return [name for name in sorted(tune) if name not in held_kinds][:count]
+    holding = faces.held_out_dice()  # photo -> its held-out kinds' dice
+    return [name for name in sorted(tune) if name not in holding][:count]
 
 
 def source_digest(path: Path) -> str:
