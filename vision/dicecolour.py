@@ -84,6 +84,9 @@ FIT_L_WEIGHT = 0.6
 # farthest from the main colour if that is at least PIP_MIN_APART.
 PIP_MAX_SHARE = 0.4
 PIP_MIN_APART = 25.0
+# The pips are the largest cluster when less than half of the faces (a six sampled in its middle, its body
+# shaded in two parts, `_pips_largest`).
+PIPS_LARGEST_MAX = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,10 +608,37 @@ def _body_one_side(lightness: FloatArray, pips: int) -> bool:
     return bool((body <= -POLAR_CONTRAST).all() or (body >= POLAR_CONTRAST).all())
 
 
+def _pips_of(centres: FloatArray, share: npt.NDArray[np.float64], order: Sequence[int]) -> int:
+    """The pips' cluster for a body of cluster `order[0]` (the module constants `PIP_*`), or -1."""
+    if len(order) < 2:
+        return -1
+    apart = _apart(centres, centres[order[0]][None])[:, 0]
+    candidates = [j for j in order[1:] if share[j] <= PIP_MAX_SHARE and apart[j] >= PIP_MIN_APART]
+    return max(candidates, key=lambda j: float(apart[j])) if candidates else -1
+
+
+def _pips_largest(
+    centres: FloatArray, share: npt.NDArray[np.float64], order: Sequence[int], pips: int
+) -> bool:
+    """Whether the largest cluster is the pips: a face showing many big pips (a six, sampled in its middle)
+    whose body splits into a shaded and a lit part can hold more pips than any one part of its body. So it is
+    when the largest cluster is under `PIPS_LARGEST_MAX` of the faces, stands clear of every other cluster in
+    lightness on one side (`POLAR_CONTRAST`) and of the next largest as pips do (`PIP_MIN_APART`), and the
+    largest-is-body reading does not: its pips would share a side with part of its body (a swirled die's
+    dark and light parts stay its body)."""
+    if len(order) < 2 or share[order[0]] >= PIPS_LARGEST_MAX:
+        return False
+    largest, body = order[0], order[1]
+    apart = float(_apart(centres[[largest]], centres[[body]])[0, 0])
+    if apart < PIP_MIN_APART or not _body_one_side(centres[:, 0], largest):
+        return False
+    return pips < 0 or not _body_one_side(centres[:, 0], pips)
+
+
 def fit_model(pixels: FloatArray, dice: int = 1) -> FittedModel:
     """A die model from measured faces' usable pixels (N x 3, balanced Lab, `dice` dice): its colours are
     the clusters of the pixels, the largest the main body colour; the pips' colour is the one farthest from
-    it (module constants `PIP_*`)."""
+    it (module constants `PIP_*`), unless the largest is the pips' (`_pips_largest`)."""
     if len(pixels) < 8:
         raise CalibrationError(f"too few usable pixels on the die to measure it ({len(pixels)})")
     labels = _clusters(pixels)
@@ -616,12 +646,10 @@ def fit_model(pixels: FloatArray, dice: int = 1) -> FittedModel:
     centres = np.asarray([pixels[labels == j].mean(axis=0) for j in range(k)], np.float32)
     share = np.bincount(labels, minlength=k) / len(pixels)
     order = [int(j) for j in np.argsort(-share, kind="stable")]
-    pips = -1
-    if k > 1:
-        apart = _apart(centres, centres[order[0]][None])[:, 0]
-        candidates = [j for j in order[1:] if share[j] <= PIP_MAX_SHARE and apart[j] >= PIP_MIN_APART]
-        if candidates:
-            pips = max(candidates, key=lambda j: float(apart[j]))
+    pips = _pips_of(centres, share, order)
+    if _pips_largest(centres, share, order, pips):
+        pips = order[0]
+        order = order[1:] + order[:1]
     order = [j for j in order if j != pips] + ([pips] if pips >= 0 else [])
     colours = tuple(
         DieColour(

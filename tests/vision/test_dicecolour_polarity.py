@@ -12,7 +12,7 @@ import pytest
 from engine.colours import Colour
 from vision.calibration import ColourCalibration
 from vision.colourcheck import measure
-from vision.dicecolour import DieColour, DieModel, lightness_split
+from vision.dicecolour import DieColour, DieModel, fit_model, lightness_split
 from vision.errors import CalibrationError
 
 WHITE = (235.0, 235.0, 235.0)
@@ -89,6 +89,55 @@ def test_without_the_way_round_a_blurred_black_six_is_no_longer_told_from_white(
     assert without.runner_up_distance - without.distance < gap - 5.0
 
 
+def shaded(
+    lit: tuple[int, ...], shade: tuple[int, ...], pip: int, value: int, *, side: int, r: int
+) -> np.ndarray:
+    """A die's top face (BGR `lit`) whose lower half lies in shade (`shade`), its pips `r` px round."""
+    img = np.full((side + 20, side + 20, 3), 128, np.uint8)
+    cv2.rectangle(img, (10, 10), (10 + side - 1, 10 + side - 1), lit, -1)
+    cv2.rectangle(img, (10, 10 + side // 2), (10 + side - 1, 10 + side - 1), shade, -1)
+    for fx, fy in SPOTS[value]:
+        cv2.circle(img, (10 + round(fx * side), 10 + round(fy * side)), r, (pip,) * 3, -1)
+    return cv2.GaussianBlur(img, (0, 0), 1.0)
+
+
+@pytest.mark.parametrize(("side", "r"), [(40, 6), (44, 6), (48, 7)])
+def test_a_six_whose_pips_outnumber_each_part_of_its_shaded_body_is_measured_body_first(
+    side: int, r: int
+) -> None:
+    """A navy die measured on a six with big pips, half its face in shade: the white pips are the largest
+    single colour of the face's middle, yet they are the pips and the navy the body."""
+    image = shaded((110, 40, 25), (60, 18, 10), 235, 6, side=side, r=r)
+    model = measure(image, [(10, 10, 10 + side, 10 + side)], WHITE).model
+    assert model.main[0] < 40 and model.main[2] < -20, model
+    (pips,) = model.pips
+    assert pips[0] > 80, model
+
+
+def test_a_swirled_die_keeps_its_dark_and_light_parts_as_its_body() -> None:
+    """A pink die swirled light and dark with a white pip: the white is its pips, whichever part is larger."""
+    image = shaded((150, 110, 230), (90, 40, 150), 240, 1, side=44, r=7)
+    model = measure(image, [(10, 10, 54, 54)], WHITE).model
+    (pips,) = model.pips
+    assert pips[0] > 85 and model.main[1] > 15, model
+    assert len(model.body) >= 2
+
+
+def test_a_swirl_darker_than_the_rest_of_the_body_is_not_taken_for_pips() -> None:
+    """A pink die swirled dark (under half of it) and light, with white pips: the dark swirl stands clear in
+    lightness of the light swirl and the pips, as dark pips would, but lies as near the light swirl as one
+    part of a body to another (`PIP_MIN_APART`), so it stays the body."""
+    rng = np.random.default_rng(1)
+    parts = [((51.0, 20.0, 4.0), 48), ((79.0, 18.0, 2.0), 29), ((98.0, 3.0, -1.0), 23)]
+    pixels = np.concatenate([np.asarray(lab) + rng.normal(0, 1.0, (n, 3)) for lab, n in parts]).astype(
+        np.float32
+    )
+    model = fit_model(pixels).model
+    assert round(model.main[0]) == 51
+    (pips,) = model.pips
+    assert round(pips[0]) == 98
+
+
 def test_lightness_split() -> None:
     lum = np.array([[20.0] * 7 + [80.0] * 3, [50.0] * 10, [50.0] + [0.0] * 9], np.float32)
     ok = np.ones(lum.shape, bool)
@@ -97,7 +146,6 @@ def test_lightness_split() -> None:
     assert dark[0] == pytest.approx(0.7) and gap[0] == pytest.approx(60.0, abs=2.0)
     assert gap[1] == 0.0
     assert math.isnan(float(dark[2]))
-
 
 
 def test_the_way_round_is_saved_and_a_bad_one_refused() -> None:
