@@ -118,7 +118,7 @@ def samples_on_castles(
         dice = _on_castle(image, result, view, castle)
         # Measured: the dice the reader is sure of, when there are any. A die it is unsure of beside them is
         # often one of them read again over its side face, in the shade, which would teach a white die grey.
-        dice = [d for d in dice if not d.unsure] or dice
+        dice = [d for d in dice if not d.unsure] or _top_faces(dice, view, image)
         # Real dice are the big ones: the finder's stray finds (a pip-like speck of art) are much smaller.
         area = [max(1, (d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in dice]
         big = [d for d, a in zip(dice, area, strict=True) if a >= 0.6 * max(area, default=0)]
@@ -153,6 +153,18 @@ def _on_castle(image: Any, result: Any, view: Any, castle: str) -> list[Any]:
     from vision.knights import expected_die
 
     return expected_die(image, view.polygons, castle, i2t)
+
+
+def _top_faces(dice: list[Any], view: Any, image: Any) -> list[Any]:
+    """Dice the reader is unsure of, less the boxes over another's side face (`vision.knights.side_faces`):
+    a die read twice would teach its player's model the shaded side beside the top."""
+    i2t = getattr(view, "image_to_table", None)
+    if i2t is None or len(dice) < 2:
+        return dice
+    from vision.knights import side_faces
+
+    drop = side_faces(dice, i2t, (image.shape[1], image.shape[0]))
+    return [d for k, d in enumerate(dice) if k not in drop]
 
 
 def _extent(die: Any) -> Any:

@@ -7,7 +7,9 @@ sums are tested alone, under warm/cool light, glare and tilt), and end to end wi
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -24,6 +26,7 @@ from vision.knights import (
     occluder_mask,
     read_knights,
     seen_twice,
+    side_faces,
     signed_distances,
     too_close,
 )
@@ -224,6 +227,50 @@ def test_two_sure_dice_too_close_to_both_be_dice_leave_the_weaker_in_doubt() -> 
     assert too_close([strong, weak, strong], at) == {1}
     assert too_close([weak, strong, weak], at) == {0}
     assert too_close([doubt, weak, weak], at) == set()
+
+
+def _camera(tilt: float, *, turned: bool = False) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """A 1080p camera 700 mm from the table, `tilt` degrees from vertical, the camera on the table's +y side
+    (`turned`: the frame upside down): table -> image, and table points with heights (mm, up) -> image px."""
+    w, h = 1920, 1080
+    f = (w / 2) / math.tan(math.radians(32))
+    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
+    if turned:
+        k = np.array([[-1.0, 0, w], [0, -1.0, h], [0, 0, 1.0]]) @ k
+    t = math.radians(tilt)
+    fwd = np.array([0.0, -math.sin(t), math.cos(t)])  # world z points into the table; up is -z
+    r = np.vstack([[1.0, 0, 0], np.cross(fwd, [1.0, 0, 0]), fwd])
+    centre = -700.0 * fwd
+
+    def to_image(points: np.ndarray) -> np.ndarray:
+        world = np.column_stack([points[:, :2], -points[:, 2]])
+        uv = (world - centre) @ r.T @ k.T
+        return np.asarray(uv[:, :2] / uv[:, 2:3])
+
+    return k @ np.column_stack([r[:, 0], r[:, 1], -r @ centre]), to_image
+
+
+def _box(centre: np.ndarray, side: float = 24.0) -> tuple[int, int, int, int]:
+    x, y = float(centre[0]), float(centre[1])
+    return (round(x - side / 2), round(y - side / 2), round(x + side / 2), round(y + side / 2))
+
+
+@pytest.mark.parametrize("turned", [False, True])
+@pytest.mark.parametrize("tilt", [15.0, 30.0, 45.0])
+def test_a_die_read_twice_unsure_keeps_its_top_face_not_its_side(tilt: float, *, turned: bool) -> None:
+    """`side_faces`: a die on the far side of the table read twice, both boxes unsure: over its top face
+    (16 mm up) and over the side facing the camera (8 mm up, 8 mm nearer). The side's box is the one left
+    out, in either order, with the frame either way up; dice side by side, or a sure die, are left alone."""
+    table_to_image, to_image = _camera(tilt, turned=turned)
+    image_to_table = np.linalg.inv(table_to_image)
+    foot = np.array([-20.0, -300.0])
+    top, side = to_image(np.array([[*foot, 16.0], [foot[0], foot[1] + 8.0, 8.0]]))
+    a, b = TrueDie(_box(top), 5, 0.45, unsure=True), TrueDie(_box(side), 6, 1.0, unsure=True)
+    assert side_faces([a, b], image_to_table, (1920, 1080)) == {1}
+    assert side_faces([b, a], image_to_table, (1920, 1080)) == {0}
+    assert side_faces([dataclasses.replace(a, unsure=False), b], image_to_table, (1920, 1080)) == set()
+    (beside,) = to_image(np.array([[foot[0] + 17.0, foot[1], 16.0]]))
+    assert side_faces([a, TrueDie(_box(beside), 2, unsure=True)], image_to_table, (1920, 1080)) == set()
 
 
 def test_unknown_colour_makes_the_location_unsure_not_wrong() -> None:
