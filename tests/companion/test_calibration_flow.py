@@ -37,7 +37,9 @@ def _board() -> Any:
     return default_board(3, load_default_catalogue(), random.Random(1))
 
 
-def _frame(knights: Mapping[str, Mapping[Colour, int]], seed: int, tilt: float = 0.0) -> tuple[Any, Any]:
+def _frame(
+    knights: Mapping[str, Mapping[Colour, int]], seed: int, tilt: float | None = None
+) -> tuple[Any, Any]:
     from vision.synth import SceneSpec, render_scene
 
     spec = SceneSpec(
@@ -61,7 +63,7 @@ def _reader(truth: Any, calibration: Any = None) -> Any:
 class SyntheticCamera:
     """What `ProcessFeed.sample_dice` does in the camera process, on one synthetic frame."""
 
-    def __init__(self, knights: Mapping[str, Mapping[Colour, int]], tilt: float = 0.0) -> None:
+    def __init__(self, knights: Mapping[str, Mapping[Colour, int]], tilt: float | None = None) -> None:
         self.image, truth = _frame(knights, 3, tilt)
         self.result = _reader(truth).read(self.image, 0)
         self.asked: list[dict[str, Colour]] = []
