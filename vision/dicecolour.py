@@ -84,9 +84,6 @@ FIT_L_WEIGHT = 0.6
 # farthest from the main colour if that is at least PIP_MIN_APART.
 PIP_MAX_SHARE = 0.4
 PIP_MIN_APART = 25.0
-# The pips are the largest cluster when less than half of the faces (a six sampled in its middle, its body
-# shaded in two parts, `_pips_largest`).
-PIPS_LARGEST_MAX = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,11 +619,11 @@ def _pips_largest(
 ) -> bool:
     """Whether the largest cluster is the pips: a face showing many big pips (a six, sampled in its middle)
     whose body splits into a shaded and a lit part can hold more pips than any one part of its body. So it is
-    when the largest cluster is under `PIPS_LARGEST_MAX` of the faces, stands clear of every other cluster in
+    when the largest cluster could be pips (`PIP_MAX_SHARE`), stands clear of every other cluster in
     lightness on one side (`POLAR_CONTRAST`) and of the next largest as pips do (`PIP_MIN_APART`), and the
     largest-is-body reading does not: its pips would share a side with part of its body (a swirled die's
     dark and light parts stay its body)."""
-    if len(order) < 2 or share[order[0]] >= PIPS_LARGEST_MAX:
+    if len(order) < 2 or share[order[0]] > PIP_MAX_SHARE:
         return False
     largest, body = order[0], order[1]
     apart = float(_apart(centres[[largest]], centres[[body]])[0, 0])

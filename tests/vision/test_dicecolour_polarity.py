@@ -101,15 +101,18 @@ def shaded(
     return cv2.GaussianBlur(img, (0, 0), 1.0)
 
 
-@pytest.mark.parametrize(("side", "r"), [(40, 6), (44, 6), (48, 7)])
+NAVY = [((110, 40, 25), (60, 18, 10)), ((80, 30, 20), (40, 15, 8)), ((120, 50, 30), (70, 25, 15))]
+
+
+@pytest.mark.parametrize(("lit", "shade"), NAVY)
 def test_a_six_whose_pips_outnumber_each_part_of_its_shaded_body_is_measured_body_first(
-    side: int, r: int
+    lit: tuple[int, ...], shade: tuple[int, ...]
 ) -> None:
-    """A navy die measured on a six with big pips, half its face in shade: the white pips are the largest
-    single colour of the face's middle, yet they are the pips and the navy the body."""
-    image = shaded((110, 40, 25), (60, 18, 10), 235, 6, side=side, r=r)
-    model = measure(image, [(10, 10, 10 + side, 10 + side)], WHITE).model
-    assert model.main[0] < 40 and model.main[2] < -20, model
+    """A navy die measured on a six, half its face in shade: the white pips (a third of the face's middle)
+    are its largest single colour, yet they are the pips and the navy the body."""
+    image = shaded(lit, shade, 235, 6, side=40, r=5)
+    model = measure(image, [(10, 10, 50, 50)], WHITE).model
+    assert model.main[0] < 40 and model.main[2] < -10, model
     (pips,) = model.pips
     assert pips[0] > 80, model
 
