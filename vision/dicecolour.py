@@ -646,7 +646,6 @@ def fit_model(pixels: FloatArray, dice: int = 1) -> FittedModel:
     pips = _pips_of(centres, share, order)
     if _pips_largest(centres, share, order, pips):
         pips = order[0]
-        order = order[1:] + order[:1]
     order = [j for j in order if j != pips] + ([pips] if pips >= 0 else [])
     colours = tuple(
         DieColour(
