@@ -327,20 +327,12 @@ def test_a_die_top_seen_from_a_tilted_camera_is_placed_over_its_footprint(tilt: 
     """A point 16 mm above the table, seen at 35 degrees, lands ~20 mm off on the table plane uncorrected."""
     from vision.knights import centres_on_table
 
-    w, h = 1920, 1080
-    f = (w / 2) / math.tan(math.radians(32))
-    k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
-    t = math.radians(tilt)
-    fwd = np.array([0.0, -math.sin(t), math.cos(t)])  # world z points into the table; up is -z
-    r = np.vstack([[1.0, 0, 0], np.cross(fwd, [1.0, 0, 0]), fwd])
-    centre = -700.0 * fwd
-    table_to_image = k @ np.column_stack([r[:, 0], r[:, 1], -r @ centre])
+    table_to_image, to_image = _camera(tilt)
     feet = np.array([[0.0, 0.0], [150.0, -120.0], [-200.0, 90.0], [60.0, 200.0]])
-    tops = np.column_stack([feet, np.full(len(feet), -16.0)])
-    uv = (tops - centre) @ r.T @ k.T
-    image_pts = [(float(x), float(y)) for x, y in uv[:, :2] / uv[:, 2:3]]
+    tops = to_image(np.column_stack([feet, np.full(len(feet), 16.0)]))
+    image_pts = [(float(x), float(y)) for x, y in tops]
     image_to_table = np.linalg.inv(table_to_image)
-    found = centres_on_table(image_pts, image_to_table, (w, h), 16.0)
+    found = centres_on_table(image_pts, image_to_table, (1920, 1080), 16.0)
     assert np.allclose(found, feet, atol=0.5)
     naive = cv2.perspectiveTransform(np.array([image_pts]), image_to_table)[0]
     if tilt >= 35.0:
