@@ -623,15 +623,19 @@ def doubt(reading: KnightsReading, locations: Collection[str], why: Doubt) -> Kn
 
 def merged(kept: KnightsReading, fresh: KnightsReading, looked: Collection[str]) -> KnightsReading:
     """`kept` with the locations in `looked` replaced by `fresh`'s reading of them (see `read_knights`'s
-    `search`)."""
+    `search`). A location not looked at keeps every doubt `kept` had about it, those of no die too (something
+    unread there, a stranger on a castle)."""
     looked = frozenset(looked)
     dice = [d for d in kept.dice if d.location not in looked]
     dice += [d for d in fresh.dice if d.location in looked]
-    return tally(
+    out = tally(
         dice,
         (kept.seen - looked) | (fresh.seen & looked),
         (kept.occluded - looked) | (fresh.occluded & looked),
     )
+    doubts = {loc: why for loc, why in kept.doubts.items() if loc not in looked}
+    doubts |= {loc: why for loc, why in fresh.doubts.items() if loc in looked}
+    return dataclasses.replace(out, doubts=merge_doubts(out.doubts, doubts))
 
 
 def occluder_mask(

@@ -17,17 +17,22 @@ import pytest
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
-from vision.calibration import default_calibration, sticker_white
+from engine.reading import Doubt
+from vision.calibration import ColourMatch, default_calibration, sticker_white
 from vision.knights import (
     SAME_DIE_MM,
     TOO_CLOSE_MM,
+    DieOnTable,
     assign_to_locations,
+    doubt,
     find_dice,
+    merged,
     occluder_mask,
     read_knights,
     seen_twice,
     side_faces,
     signed_distances,
+    tally,
     too_close,
 )
 from vision.synth import Difficulty, GroundTruth, SceneSpec, TrueDie, random_spec, render_scene
@@ -404,3 +409,20 @@ def test_the_region_over_outlines_seen_before_is_drawn_once_and_follows_a_move()
     assert moved[200, 400] and not moved[200, 200]
     with pytest.raises(ValueError, match="read-only"):
         first[0, 0] = 1
+
+
+def _sure_die(location: str, colour: Colour, value: int) -> DieOnTable:
+    match = ColourMatch(colour, 5.0, None, 0.0, 22.0, 8.0)
+    return DieOnTable((0, 0, 10, 10), value, colour, match, location, (5.0, 5.0), 0.9, False)
+
+
+def test_a_location_merged_from_an_earlier_frame_keeps_its_doubts_those_of_no_die_too() -> None:
+    """A stream re-reads some locations (`looked`) and keeps the rest: a castle kept with a stranger on it
+    stays asked, and so does a territory looked at again where something unread stands, though every die
+    in both reads surely."""
+    dice = (_sure_die("K1", Colour.BLUE, 3), _sure_die("T01", Colour.RED, 2))
+    kept = doubt(tally(dice, {"K1", "T01"}, ()), {"K1"}, Doubt.STRANGER)
+    fresh = doubt(tally(dice[1:], {"T01"}, ()), {"T01"}, Doubt.UNREAD)
+    out = merged(kept, fresh, {"T01"})
+    assert out.doubts == {"K1": Doubt.STRANGER, "T01": Doubt.UNREAD}
+    assert merged(kept, tally(dice, {"K1", "T01"}, ()), {"K1", "T01"}).doubts == {}  # read again: gone
