@@ -21,7 +21,9 @@ rely on them):
    unsure value: no hand) does not hold the table up: it is left out of the transaction, keeps its stable
    value and is listed in `StableTable.unsure`, which the engine does not take as evidence (ruling R80);
    the sure locations' changes commit as above. (So a castle whose dice cannot all be told apart does not
-   freeze every other reading.)
+   freeze every other reading.) Nor does one read unsure in a recent frame until its new value has held
+   `hold_frames` sure frames: two locations unsure in turn, each sure in the frames the other is not, would
+   otherwise each hold the table up in every other frame, and nothing would ever commit.
 4. Knights in flight. A transaction that lowers some player's total number of knights on the table (knights
    gone without arriving anywhere: a battle's losses, or a hand holding dice out of view) must hold for
    `loss_frames` (default three times `hold_frames`) before it commits, leaving the player time to put the
@@ -99,6 +101,7 @@ class _Track(Generic[V]):
     stable: V | None = None
     candidate: V | None = None
     run: int = 0
+    doubted: bool = False  # unsure in a frame since its candidate last held `hold_frames` frames (rule 3)
 
 
 class Hysteresis(Generic[K, V]):
@@ -116,11 +119,20 @@ class Hysteresis(Generic[K, V]):
             track.run += 1
         else:
             track.candidate, track.run = value, 1
+        if track.run >= self.hold_frames:
+            track.doubted = False
 
-    def interrupt(self, key: K) -> None:
+    def interrupt(self, key: K, *, doubted: bool = False) -> None:
+        """`key` not seen clearly in this frame: its count restarts (`doubted`: it was read, but unsure)."""
         track = self._tracks.get(key)
         if track is not None:
             track.run = 0
+            track.doubted |= doubted
+
+    def doubted(self, key: K) -> bool:
+        """Read unsure in a frame since its candidate last held `hold_frames` frames."""
+        track = self._tracks.get(key)
+        return track is not None and track.doubted
 
     def pending(self) -> dict[K, tuple[V, int]]:
         """Keys whose candidate differs from their stable value, with the candidate and its run length."""
@@ -220,15 +232,19 @@ class Stabilizer:
         for loc in clear:
             self._knights.observe(loc, counts_key(obs.knights.get(loc, {})))
         for loc in obs.occluded | obs.unsure:
-            self._knights.interrupt(loc)
+            self._knights.interrupt(loc, doubted=loc not in obs.occluded)
         # A location we knew about but did not see at all keeps its value and stops counting.
         for loc in set(self._knights.keys()) - obs.seen:
             self._knights.interrupt(loc)
         self._doubts = merge_doubts(dict.fromkeys(obs.occluded, Doubt.HAND), obs.doubts)
         self._unseen = frozenset(set(self._knights.keys()) - obs.seen)
 
-        # Locations unsure in this frame wait outside the transaction (rule 3); they are listed as unsure.
-        pending = {k: v for k, v in self._knights.pending().items() if k not in obs.unsure}
+        # Locations unsure in this frame, or lately and not yet held since, wait outside the transaction (rule
+        # 3); they are listed as unsure.
+        pending = {
+            k: (v, run) for k, (v, run) in self._knights.pending().items()
+            if k not in obs.unsure and not (run < self.hold_frames and self._knights.doubted(k))
+        }
         if not pending or obs.busy or obs.occluded:
             return False
         if any(run < self.hold_frames for _v, run in pending.values()):

@@ -183,6 +183,21 @@ def test_an_unsure_location_does_not_hold_up_the_sure_ones() -> None:
     assert [o.changed for o in out] == [False] * (s.loss_frames - 1) + [True]
 
 
+def test_two_locations_unsure_in_turn_do_not_hold_up_the_sure_ones() -> None:
+    """K1 and K2 are read unsure in turn, each sure in the frames the other is not (a camera stream's noise
+    at real tables, seen on the realism renderer's dev scenes). Neither holds up T02's change; each keeps its
+    stable value, asked about, until its new value holds `hold_frames` sure frames."""
+    s, i = settled(hold=3)
+    now = {"K1": {RED: 4}, "K2": {BLUE: 3}, "T01": {RED: 1}, "T02": {RED: 1}}
+    out = [s.update(obs(i + k, now, unsure=frozenset({"K1" if k % 2 else "K2"}))) for k in range(8)]
+    assert out[2].changed and out[2].knights["T02"] == {RED: 1}
+    assert all(o.knights["K1"] == {RED: 5} and o.knights["K2"] == {BLUE: 4} for o in out)
+    assert all({"K1", "K2"} <= o.unsure for o in out)
+    # read surely again: they commit together once both have held (lowering totals: the longer hold)
+    out = [s.update(obs(i + 8 + k, now)) for k in range(s.loss_frames)]
+    assert out[-1].knights == now and not out[-1].unsure
+
+
 def test_unsure_location_still_no_half_made_move_among_sure_ones() -> None:
     """The sure locations keep rule 3: one that has not settled holds the others back, and a hand blocks."""
     s, i = settled(hold=3)
