@@ -32,7 +32,8 @@ was when each location was last read:
   this frame too (a few milliseconds);
 - only some locations changed, and nothing outside them (no card turned, nothing came in over the frame's
   edge, so no hand is over the table): the last map, occluders and cards stand and only those locations'
-  dice are read, together with every location whose last reading is not yet the stable one;
+  dice are read, together with every location with a change on hold and, in turn, `RECHECK_UNSURE` of the
+  unsure ones (`TableReader._due`);
 - anything else (something outside the locations changed, the last frame had a hand in it or was not OK, or
   `refresh_frames` frames passed): the frame is read whole. Even then, when no sticker moved since the last
   reading, the map reader keeps its plane fit and costs the decode alone (`vision.mapreader.unmoved`): what a
@@ -112,6 +113,8 @@ STILL_MEAN = 0.2
 # A location is occluded when skin covers this much more of it than its baseline.
 SKIN_SHARE = 0.1
 SKIN_EXCESS = 0.1
+# Unsure locations whose look did not change, read again per frame of a stream (`TableReader._due`).
+RECHECK_UNSURE = 2
 # Fewer than this share of the stable map's tiles in view: "half a board".
 HALF_BOARD_SHARE = 0.6
 # Occluders are looked for at a scale where a tile is this many pixels from centre to corner, so that "smooth"
@@ -329,6 +332,7 @@ class TableReader:
         self._watch = ChangeWatch()
         self._previous: FrameResult | None = None  # the last frame read, when the next may build on it
         self._since_whole = 0
+        self._read_at: dict[str, int] = {}  # per location, the frame its dice were last read in
         self.dice_ahead = dice_ahead
         # the last whole read's frame shape, knight outlines and table homography
         self._outlines: tuple[tuple[int, ...], dict[str, FloatArray], FloatArray | None] | None = None
@@ -494,7 +498,7 @@ class TableReader:
             and pending is not None
             and self._since_whole + 1 < self.refresh_frames  # now and then all of it, in case a change hid
         ):
-            looked = changes.locations | pending
+            looked = changes.locations | self._due(pending, changes.locations)
             if not looked:
                 return self._again(previous, index, t0)
             return self._partly(previous, frame, index, looked, t0)
@@ -662,9 +666,11 @@ class TableReader:
         if result.reread is Reread.WHOLE:
             self._watch.start(frame, polygons)
             self._since_whole = 0
+            self._read_at = dict.fromkeys(polygons, result.frame_index)
         else:
             self._watch.accept(result.looked)
             self._since_whole += 1
+            self._read_at |= dict.fromkeys(result.looked, result.frame_index)
         self._previous = result
 
     def _covered(self, tid: str, frame: Image, view: MapView, dice: Sequence[Sequence[float]]) -> bool:
@@ -684,10 +690,20 @@ class TableReader:
             return True
         return False
 
+    def _due(self, pending: frozenset[str], changed: frozenset[str]) -> frozenset[str]:
+        """Of the locations `pending`, those to read again in this frame besides the `changed` ones: every one
+        with a change on hold, so a hold is always made of readings of different frames; of the unsure ones
+        whose look did not change, the `RECHECK_UNSURE` read longest ago. An unsure location commits nothing
+        (`vision.stability`, rule 2), so one left out keeps its last reading, doubts and all; reading them
+        all in every frame made a table with many of them as slow to read as a table changed all over."""
+        previous = self._previous
+        unsure = previous.raw.unsure if previous is not None and previous.raw is not None else frozenset()
+        waiting = sorted((pending & unsure) - changed, key=lambda loc: (self._read_at.get(loc, -1), loc))
+        return (pending - unsure) | frozenset(waiting[:RECHECK_UNSURE])
+
     def _pending(self) -> frozenset[str] | None:
         """Locations whose last reading is not yet the stable one (a change on hold, or unsure): they are read
-        afresh every frame until it is, so a hold is always made of readings of different frames. None when
-        the map itself is on hold (read everything)."""
+        afresh (`_due`) until it is. None when the map itself is on hold (read everything)."""
         previous = self._previous
         if previous is None or previous.raw is None:
             return None

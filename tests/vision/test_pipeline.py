@@ -15,7 +15,7 @@ import pytest
 from engine.colours import Colour
 from engine.hexgrid import Hex
 from engine.reading import Doubt
-from vision.pipeline import MapView, Reread, TableReader, align_tiles, is_no_signal
+from vision.pipeline import RECHECK_UNSURE, MapView, Reread, TableReader, align_tiles, is_no_signal
 from vision.sources import Status
 from vision.synth import GroundTruth, SceneSpec, TrueDie, render_scene
 
@@ -361,6 +361,49 @@ def test_a_die_turned_is_read_at_its_location_only() -> None:
     ]
     assert [r.reading.knights for r in after] == [BEFORE, BEFORE, turned, turned, turned]
     assert after[-1].reread is Reread.NOTHING
+
+
+class UnsureOf(Oracle):
+    """The dice reader is unsure of the pips of every die at `where`, in every frame."""
+
+    def __init__(self, where: set[str]) -> None:
+        super().__init__()
+        self.where = where
+
+    def dice_reader(
+        self, image: np.ndarray, region: np.ndarray | None = None, calibration: object = None
+    ) -> list[TrueDie]:
+        t = self.truth
+        assert t is not None
+        doubtful = {d.box for d in t.dice if d.location in self.where}
+        return [TrueDie(d.box, d.value, unsure=d.box in doubtful) for d in super().dice_reader(image, region)]
+
+
+def test_unsure_locations_of_a_table_at_rest_are_read_again_in_turn() -> None:
+    """Every die unsure: of the locations whose look did not change, `RECHECK_UNSURE` a frame are read
+    again, the longest unread first, so each is looked at again within a few frames; the others keep their
+    last reading, unsure, and the stable reading never takes them."""
+    where = {"K1", "K2", "T01", "T05"}
+    oracle = UnsureOf(where)
+    reader = oracle.reader(hold=2)
+    results = run(reader, oracle, [steady(BEFORE)] * 10)
+    after = [r for r in results if r.reread is Reread.CHANGED]
+    assert len(after) >= 6, [r.reread for r in results]
+    assert all(len(r.looked) == RECHECK_UNSURE for r in after), [sorted(r.looked) for r in after]
+    assert set().union(*(r.looked for r in after[:2])) == where  # four locations, two frames
+    assert all(r.raw is not None and r.raw.unsure == where for r in results)
+    assert all(r.reading.knights == {} and r.reading.unsure == where for r in results[1:])
+
+
+def test_a_move_is_read_at_once_beside_unsure_locations() -> None:
+    oracle = UnsureOf({"K1", "K2", "T05"})
+    reader = oracle.reader(hold=2)
+    turned = {**BEFORE, "T01": {RED: 3}}
+    results = run(reader, oracle, [steady(BEFORE)] * 5 + [steady(turned)] * 3)
+    moved = results[5:]
+    assert all(r.reread is Reread.CHANGED and "T01" in r.looked for r in moved[:2])
+    assert all(len(r.looked - {"T01"}) <= RECHECK_UNSURE for r in moved)
+    assert moved[1].reading.knights == {"T01": {RED: 3}}
 
 
 def test_a_hand_reaching_in_sends_frames_to_be_read_whole() -> None:
