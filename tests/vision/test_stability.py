@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.colours import Colour
 from engine.hexgrid import Hex
@@ -228,3 +230,25 @@ def test_the_stable_table_says_why_each_location_is_unsure() -> None:
         "K1": Doubt.HAND, "T01": Doubt.PIPS, "T02": Doubt.CHANGING, "K2": Doubt.OUT_OF_VIEW,
     }
     assert out.unsure == frozenset(out.doubts)
+
+
+@given(noise=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_locations_unsure_at_random_never_hold_up_the_steady_ones(noise: list[tuple[bool, bool]]) -> None:
+    """K1 and K2 are unsure in any frames at all, sure at their new values in the others; T01 and T02 are
+    read surely at theirs in every frame. The steady ones commit within `loss_frames`, whatever K1 and K2
+    do; K1 or K2 commits only in a frame its new value was read surely, `hold_frames` frames in a row."""
+    s, i = settled(hold=3)
+    now = {"K1": {RED: 4}, "K2": {BLUE: 3}, "T01": {RED: 2}, "T02": {BLUE: 1}}
+    sure_run = {"K1": 0, "K2": 0}
+    committed: set[str] = set()
+    for k, (k1, k2) in enumerate(noise):
+        unsure = frozenset(loc for loc, doubtful in (("K1", k1), ("K2", k2)) if doubtful)
+        sure_run = {loc: 0 if loc in unsure else run + 1 for loc, run in sure_run.items()}
+        out = s.update(obs(i + k, now, unsure=unsure))
+        for loc, run in sure_run.items():
+            if out.knights[loc] != START[loc] and loc not in committed:
+                assert out.knights[loc] == now[loc] and run >= 3, (k, loc, run)
+                committed.add(loc)
+        if k + 1 >= s.loss_frames:
+            assert out.knights["T01"] == now["T01"] and out.knights["T02"] == now["T02"], k
