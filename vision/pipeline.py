@@ -694,8 +694,8 @@ class TableReader:
         """Of the locations `pending`, those to read again in this frame besides the `changed` ones: every one
         with a change on hold, so a hold is always made of readings of different frames; of the unsure ones
         whose look did not change, the `RECHECK_UNSURE` read longest ago. An unsure location commits nothing
-        (`vision.stability`, rule 2), so one left out keeps its last reading, doubts and all; reading them
-        all in every frame made a table with many of them as slow to read as a table changed all over."""
+        (`vision.stability`, rules 2 and 3), so one left out keeps its last reading, doubts and all; reading
+        them all in every frame made a table with many of them as slow to read as a table changed all over."""
         previous = self._previous
         unsure = previous.raw.unsure if previous is not None and previous.raw is not None else frozenset()
         waiting = sorted((pending & unsure) - changed, key=lambda loc: (self._read_at.get(loc, -1), loc))
