@@ -115,6 +115,14 @@ def machine_speed_ms() -> float:
     return best
 
 
+def finished(t_start: float, speed: float) -> str:
+    """A run's last line: how long it ran, and the machine's speed at its end against its start."""
+    return (
+        f"\nran {time.perf_counter() - t_start:.0f} s; machine speed at the end: {machine_speed_ms():.1f} ms "
+        f"(at the start: {speed:.1f} ms)"
+    )
+
+
 def run_group(g: Group, args: argparse.Namespace) -> tuple[dict[str, Tally], list[SceneRun]]:
     tallies = {mode: Tally() for mode in MODES}
     runs = []
@@ -197,10 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nset-ups the calibration refused or left a colour unmeasured (what the app said):")
         for line in set_ups:
             print("  " + line)
-    print(
-        f"\nran {time.perf_counter() - t_start:.0f} s; machine speed at the end: {machine_speed_ms():.1f} ms "
-        f"(at the start: {speed:.1f} ms)"
-    )
+    print(finished(t_start, speed))
     return 0
 
 

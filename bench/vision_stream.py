@@ -30,7 +30,7 @@ from bench.realtable.report import HEADER, misses_text, row  # noqa: E402
 from bench.realtable.scene import RES_1080P, Level  # noqa: E402
 from bench.realtable.stream import PHASES, run_stream  # noqa: E402
 from bench.realtable.tables import make_scene  # noqa: E402
-from bench.vision_real import Group, groups, machine_speed_ms  # noqa: E402
+from bench.vision_real import Group, finished, groups, machine_speed_ms  # noqa: E402
 
 
 def streamed(quick: bool) -> list[Group]:
@@ -88,10 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nmisreadings of the stable reading (truth vs read; FLAGGED: asked, silent: stated wrong):")
         for line in misses_text(misses, args.errors):
             print("  " + line)
-    print(
-        f"\nran {time.perf_counter() - t_start:.0f} s; machine speed at the end: {machine_speed_ms():.1f} ms "
-        f"(at the start: {speed:.1f} ms)"
-    )
+    print(finished(t_start, speed))
     return 0
 
 
