@@ -57,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="list up to N misread locations per group and phase (default 50)")
     p.add_argument("--threads", type=int, default=2, help="OpenCV's threads (2 cores)")
     args = p.parse_args(argv)
+    if args.frames < 1 or args.reads < 1:
+        p.error(f"--frames and --reads take a whole number of 1 or more, got {args.frames} and {args.reads}")
     cv2.setNumThreads(args.threads)
     chosen = streamed(args.quick)
     print(
