@@ -623,8 +623,8 @@ def doubt(reading: KnightsReading, locations: Collection[str], why: Doubt) -> Kn
 
 def merged(kept: KnightsReading, fresh: KnightsReading, looked: Collection[str]) -> KnightsReading:
     """`kept` with the locations in `looked` replaced by `fresh`'s reading of them (see `read_knights`'s
-    `search`). A location not looked at keeps every doubt `kept` had about it, those of no die too (something
-    unread there, a stranger on a castle)."""
+    `search`). Each location keeps every doubt of the reading it is taken from, those of no die too
+    (something unread there, a spot never seen bare, a stranger on a castle)."""
     looked = frozenset(looked)
     dice = [d for d in kept.dice if d.location not in looked]
     dice += [d for d in fresh.dice if d.location in looked]
